@@ -1,0 +1,278 @@
+# xprof - profile-feedback toolchain.
+#
+#   make              build lib/libxprof.a and the tools
+#   make demo         build, then convert the bundled example text to a
+#                     profile directory and back, and show nothing changed
+#   make check        build and run the test suite
+#   make check-asan   rebuild everything with ASan+UBSan into build-asan/
+#                     and run the test suite and the fuzz-corpus replay
+#   make fuzz         libFuzzer targets into build-fuzz/ (needs clang)
+#   make fuzz-run     run each libFuzzer target FUZZ_SECONDS (default 60)
+#   make bench        benchmarks (not part of check), built into build-bench/
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make uninstall    PREFIX=/usr/local DESTDIR=
+#
+# All outputs go below $(O) (default: the source tree): $(O)/lib/libxprof.a,
+# $(O)/atob/xprof_atob, $(O)/btoa/xprof_btoa; objects, generated sources and
+# test binaries under $(O)/build.
+#
+# demo, check, check-asan and bench first run build-aux/deps.sh, which
+# installs missing build and test dependencies with apt-get when run as root
+# and otherwise names the command to run.  Plain `make` only checks the
+# build dependencies.  NODEPS=1 skips the dependency check altogether.
+#
+# XPROF_WERROR=1 turns warnings into errors; default builds keep them
+# non-fatal so that a newer compiler's new warning never breaks a build.
+
+O ?= .
+B := $(O)/build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wno-unused-parameter -Ilib -I$(B)/gen
+ifeq ($(XPROF_WERROR),1)
+XCFLAGS += -Werror
+endif
+LDFLAGS ?=
+# Libraries that programs linked with libxprof.a need besides it.
+XLIBS :=
+FLEX ?= flex
+BISON ?= bison
+FLEXFLAGS ?= -Cf
+BISONFLAGS ?= -Wall -Wno-yacc
+SHELL := /bin/sh
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+LIB := $(O)/lib/libxprof.a
+ATOB := $(O)/atob/xprof_atob
+BTOA := $(O)/btoa/xprof_btoa
+TOOLS := $(ATOB) $(BTOA)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
+GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
+            $(B)/gen/crc32c_table.h
+LIB_OBJS := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
+            $(patsubst $(B)/gen/%.c,$(B)/gen/%.o,$(GEN_SRCS))
+LIB_HDRS := lib/xprof.h lib/internal.h
+
+# Test programs: one binary per tests/unit/*.c, and the fuzz-corpus replay
+# driver.  Both are built by `make check`, not by plain `make`.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+REPLAY := $(B)/tests/fuzz_replay
+REPLAY_SRC := $(wildcard tests/fuzz/replay.c)
+TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY))
+
+# Everything a test needs to find, handed to tests/run.sh and its scripts.
+TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
+           XP_O='$(abspath $(O))' XP_BUILD='$(abspath $(B))' \
+           SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' \
+           XP_CFLAGS='$(CFLAGS)' XP_LDFLAGS='$(LDFLAGS)' \
+           XP_XCFLAGS='$(XCFLAGS)' XP_LIBS='$(XLIBS)' \
+           XP_SANITIZE='$(XP_SANITIZE)'
+
+# The sanitizer build: no recovery, so that the first finding fails the run.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
+ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+
+DEPS := $(SHELL) build-aux/deps.sh
+ifeq ($(NODEPS),1)
+DEPS := :
+endif
+
+.PHONY: all
+all: deps-build $(LIB) $(TOOLS)
+
+.PHONY: deps-build deps
+deps-build:
+	@$(DEPS) --build
+deps:
+	@$(DEPS) --install
+
+$(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
+$(O)/lib $(O)/atob $(O)/btoa:
+	@mkdir -p $@
+
+# Generated sources ------------------------------------------------------
+
+$(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.tab.h: grammar/xprof_text.y | $(B)/gen
+	$(BISON) $(BISONFLAGS) --defines=$(B)/gen/xprof_text.tab.h \
+	    -o $(B)/gen/xprof_text.tab.c $<
+
+$(B)/gen/xprof_text.lex.c $(B)/gen/xprof_text.lex.h: grammar/xprof_text.l | $(B)/gen
+	$(FLEX) $(FLEXFLAGS) --header-file=$(B)/gen/xprof_text.lex.h \
+	    -o $(B)/gen/xprof_text.lex.c $<
+
+$(B)/tools/gencrc: tools/gencrc.c | $(B)/tools
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(B)/gen/crc32c_table.h: $(B)/tools/gencrc | $(B)/gen
+	$(B)/tools/gencrc > $@.tmp && mv $@.tmp $@
+
+# Library -----------------------------------------------------------------
+
+$(B)/lib/%.o: lib/%.c $(LIB_HDRS) $(GEN_HDRS) | $(B)/lib
+	$(CC) $(XCFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Generated code is not held to the warning flags of our own code.
+GEN_XCFLAGS = $(XCFLAGS) -Wno-unused-function -Wno-sign-compare \
+              -Wno-missing-prototypes -Igrammar
+$(B)/gen/%.o: $(B)/gen/%.c $(GEN_HDRS) $(LIB_HDRS)
+	$(CC) $(GEN_XCFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS) | $(O)/lib
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJS)
+
+# Tools -------------------------------------------------------------------
+
+$(ATOB): atob/main.c $(LIB) | $(O)/atob
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(BTOA): btoa/main.c $(LIB) | $(O)/btoa
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+# Tests -------------------------------------------------------------------
+
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB) $(LIB_HDRS) | $(B)/tests
+	$(CC) $(XCFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(REPLAY): tests/fuzz/replay.c $(LIB) $(LIB_HDRS) | $(B)/tests
+	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+.PHONY: test-bins
+test-bins: $(LIB) $(TOOLS) $(TEST_BINS)
+
+# Runs the suite against the binaries of this $(O); check and check-asan
+# call it through a sub-make once the dependencies are in place.
+.PHONY: check-run
+check-run: test-bins
+	@$(TEST_ENV) $(SHELL) tests/run.sh
+
+# Replays every stored input through the replay driver: the fuzz corpus,
+# the valid test data and the inputs that must be rejected.  The driver's
+# exit status says whether anything went wrong beyond a clean rejection.
+REPLAY_INPUTS = $(wildcard tests/fuzz/corpus/* tests/data/* tests/bad/*)
+.PHONY: replay-run
+replay-run: $(if $(REPLAY_SRC),$(REPLAY))
+	@if [ -z "$(REPLAY_SRC)" ]; then \
+	    echo "replay: tests/fuzz/replay.c is missing"; exit 1; fi
+	@echo "replay: $(words $(REPLAY_INPUTS)) inputs through $(REPLAY)"
+	@$(REPLAY) $(REPLAY_INPUTS) >/dev/null
+
+.PHONY: check
+check:
+	@$(DEPS) --install
+	@$(MAKE) --no-print-directory check-run
+
+.PHONY: check-asan
+check-asan:
+	@$(DEPS) --install
+	@$(ASAN_ENV) $(MAKE) --no-print-directory O=build-asan \
+	    CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' NODEPS=1 \
+	    XP_SANITIZE=1 check-run replay-run
+
+# Demo --------------------------------------------------------------------
+
+.PHONY: demo
+demo:
+	@$(DEPS) --install
+	@$(MAKE) --no-print-directory NODEPS=1 all
+	@$(SHELL) build-aux/demo.sh '$(ATOB)' '$(BTOA)' \
+	    examples/wc.text '$(B)/demo'
+
+# Fuzzing -----------------------------------------------------------------
+
+# The library and the targets are built with clang's coverage
+# instrumentation; a machine without clang or libFuzzer skips with a note.
+.PHONY: fuzz fuzz-build fuzz-run
+fuzz:
+	@if $(SHELL) build-aux/have-libfuzzer.sh '$(FUZZ_CC)'; then \
+	    $(MAKE) --no-print-directory O=build-fuzz CC='$(FUZZ_CC)' NODEPS=1 \
+	        CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined' \
+	        fuzz-build; \
+	else \
+	    echo "fuzz: skipped: $(FUZZ_CC) with libFuzzer is not available"; \
+	fi
+
+fuzz-build: $(FUZZ_BINS)
+
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB) $(LIB_HDRS) | $(B)/fuzz
+	$(CC) $(XCFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(LIB) $(XLIBS)
+
+fuzz-run: fuzz
+	@if $(SHELL) build-aux/have-libfuzzer.sh '$(FUZZ_CC)'; then \
+	    $(SHELL) build-aux/fuzz-run.sh build-fuzz/build/fuzz \
+	        '$(FUZZ_SECONDS)' $(FUZZ_SRCS); \
+	fi
+
+# Benchmark ---------------------------------------------------------------
+
+.PHONY: bench bench-run
+bench:
+	@$(DEPS) --install
+	@$(MAKE) --no-print-directory O=build-bench CFLAGS='-O2 -g -DNDEBUG' \
+	    NODEPS=1 bench-run
+
+bench-run: $(LIB) $(TOOLS) $(B)/bench/gen
+	ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
+	    BENCH_GEN='$(abspath $(B)/bench/gen)' $(SHELL) bench/run.sh
+
+$(B)/bench/gen: bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+# Install -----------------------------------------------------------------
+
+MAN1 := $(sort $(wildcard docs/*.1))
+MAN5 := $(sort $(wildcard docs/*.5))
+XP_VERSION = $(shell sed -n 's/^\#define XP_VERSION_STRING "\(.*\)"/\1/p' lib/xprof.h)
+
+$(B)/xprof.pc: xprof.pc.in lib/xprof.h FORCE | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(XP_VERSION)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(XLIBS)|g' xprof.pc.in > $@.tmp && mv $@.tmp $@
+
+.PHONY: install uninstall FORCE
+FORCE:
+install: $(LIB) $(TOOLS) $(B)/xprof.pc
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBDIR)' \
+	    '$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(PKGCONFIGDIR)' \
+	    '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man5'
+	install -m 755 $(TOOLS) '$(DESTDIR)$(BINDIR)'
+	install -m 644 $(LIB) '$(DESTDIR)$(LIBDIR)'
+	install -m 644 lib/xprof.h '$(DESTDIR)$(INCLUDEDIR)'
+	install -m 644 $(B)/xprof.pc '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc'
+	$(if $(MAN1),install -m 644 $(MAN1) '$(DESTDIR)$(MANDIR)/man1')
+	$(if $(MAN5),install -m 644 $(MAN5) '$(DESTDIR)$(MANDIR)/man5')
+
+uninstall:
+	rm -f $(foreach f,$(notdir $(TOOLS)),'$(DESTDIR)$(BINDIR)/$(f)') \
+	    '$(DESTDIR)$(LIBDIR)/libxprof.a' '$(DESTDIR)$(INCLUDEDIR)/xprof.h' \
+	    '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc' \
+	    $(foreach f,$(notdir $(MAN1)),'$(DESTDIR)$(MANDIR)/man1/$(f)') \
+	    $(foreach f,$(notdir $(MAN5)),'$(DESTDIR)$(MANDIR)/man5/$(f)')
+
+# -------------------------------------------------------------------------
+
+.PHONY: clean
+clean:
+	rm -rf build build-asan build-fuzz build-bench lib/libxprof.a \
+	    $(TOOLS) xprof.pc

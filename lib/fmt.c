@@ -1,0 +1,189 @@
+/*
+ * fmt.c - number formatting and float parsing for the text forms.
+ *
+ * Integers are formatted by hand (two digits at a time) because writing
+ * text is dominated by them.  Floats are written as the shortest %g text
+ * that reads back to the same bits, and read with strtof/strtod under the
+ * "C" locale so that a program that called setlocale() still reads and
+ * writes '.' as the decimal point.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+size_t xp_fmt_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	char *e = tmp + sizeof tmp, *q = e;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		q[0] = digits2[2 * r];
+		q[1] = digits2[2 * r + 1];
+	}
+	if (v >= 10) {
+		q -= 2;
+		q[0] = digits2[2 * v];
+		q[1] = digits2[2 * v + 1];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	size_t n = (size_t)(e - q);
+	memcpy(p, q, n);
+	return n;
+}
+
+size_t xp_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p = '-';
+		return 1 + xp_fmt_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return xp_fmt_u64(p, (uint64_t)v);
+}
+
+size_t xp_fmt_hex64(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = 1;
+	while (n < 16 && (v >> (4 * n)))
+		n++;
+	for (int i = 0; i < n; i++)
+		p[i] = hex[(v >> (4 * (n - 1 - i))) & 15];
+	return (size_t)n;
+}
+
+/*
+ * Runs under the "C" numeric locale for the calling thread only, and
+ * restores the thread's locale afterwards.  When no locale object can be
+ * made (out of memory) the current locale is used.
+ */
+typedef struct {
+	locale_t c, old;
+} clocale_guard;
+
+static void c_locale_enter(clocale_guard *g)
+{
+	g->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	g->old = g->c ? uselocale(g->c) : (locale_t)0;
+}
+
+static void c_locale_leave(clocale_guard *g)
+{
+	if (g->c) {
+		uselocale(g->old);
+		freelocale(g->c);
+	}
+}
+
+static size_t fmt_special(char *p, double v)
+{
+	const char *s = isnan(v) ? (signbit(v) ? "-nan" : "nan")
+	                         : (signbit(v) ? "-inf" : "inf");
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return n;
+}
+
+size_t xp_fmt_float(char *p, float v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	clocale_guard g;
+	c_locale_enter(&g);
+	int n = 0;
+	for (int prec = 1; prec <= 9; prec++) {
+		n = snprintf(p, 40, "%.*g", prec, (double)v);
+		float back = strtof(p, NULL);
+		if (memcmp(&back, &v, sizeof v) == 0)
+			break;
+	}
+	c_locale_leave(&g);
+	return (size_t)n;
+}
+
+size_t xp_fmt_double(char *p, double v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	clocale_guard g;
+	c_locale_enter(&g);
+	int n = 0;
+	for (int prec = 1; prec <= 17; prec++) {
+		n = snprintf(p, 40, "%.*g", prec, v);
+		double back = strtod(p, NULL);
+		if (memcmp(&back, &v, sizeof v) == 0)
+			break;
+	}
+	c_locale_leave(&g);
+	return (size_t)n;
+}
+
+/* Copies a token into a NUL-terminated buffer; 0 if it is too long. */
+static int token(char *buf, size_t cap, const char *s, size_t len)
+{
+	if (len == 0 || len >= cap)
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	/* strtod skips leading white space; a field never has any. */
+	return !(buf[0] == ' ' || buf[0] == '\t');
+}
+
+int xp_parse_double(const char *s, size_t len, double *out)
+{
+	char buf[512];
+	if (!token(buf, sizeof buf, s, len))
+		return -1;
+	clocale_guard g;
+	c_locale_enter(&g);
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	int e = errno;
+	c_locale_leave(&g);
+	if (end != buf + len)
+		return -1;
+	if (isnan(v)) {
+		/* Payloads are not kept: every NaN is the default quiet NaN
+		 * with the sign it was written with. */
+		v = buf[0] == '-' ? -NAN : NAN;
+	} else if (e == ERANGE && isinf(v)) {
+		return 1;
+	}
+	*out = v;
+	return 0;
+}
+
+int xp_parse_float(const char *s, size_t len, float *out)
+{
+	char buf[512];
+	if (!token(buf, sizeof buf, s, len))
+		return -1;
+	clocale_guard g;
+	c_locale_enter(&g);
+	char *end;
+	errno = 0;
+	float v = strtof(buf, &end);
+	int e = errno;
+	c_locale_leave(&g);
+	if (end != buf + len)
+		return -1;
+	if (isnan(v)) {
+		v = buf[0] == '-' ? -NAN : NAN;
+	} else if (e == ERANGE && isinf(v)) {
+		return 1;
+	}
+	*out = v;
+	return 0;
+}

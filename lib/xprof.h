@@ -1,0 +1,492 @@
+/*
+ * xprof.h - the public interface of libxprof, the xprof profile-feedback
+ * library.
+ *
+ * libxprof reads and writes Sun profile-feedback data: the text form
+ * described in xprof_text(5) and the binary feedback database described in
+ * xprof_db(5), kept in a profile directory.  Every external symbol starts
+ * with "xp_" (functions, types) or "XP_" (constants).
+ *
+ * Conventions kept throughout:
+ *  - The library never prints and never exits.  Functions return an
+ *    xp_err; problems found in input files are added to a caller-owned
+ *    xp_diags list, each with a precise position.
+ *  - Handles are opaque; every xxx_new/xxx_open has a matching xxx_free
+ *    that accepts NULL.
+ *  - Strings returned by accessors belong to the handle they came from and
+ *    live as long as it does.  Functions that return memory the caller
+ *    must free say so.
+ *  - No mutable global state: any number of handles may be used from
+ *    different threads at once, one thread per handle.
+ */
+#ifndef XPROF_H
+#define XPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XP_VERSION_STRING "0.1.0"
+
+/*
+ * Error codes.  One list generates the enum and the names returned by
+ * xp_errname() and xp_strerror().
+ */
+#define XP_ERROR_LIST(X)                                                  \
+	X(OK, "success")                                                      \
+	X(NOMEM, "out of memory")                                             \
+	X(IO, "input/output error")                                           \
+	X(SYNTAX, "invalid text")                                             \
+	X(CORRUPT, "corrupt or invalid database")                             \
+	X(VERSION, "unsupported format version")                              \
+	X(LIMIT, "size limit exceeded")                                       \
+	X(NOTFOUND, "no such profile data")                                   \
+	X(EXISTS, "already exists")                                           \
+	X(INVAL, "invalid argument")                                          \
+	X(LOCK, "cannot lock profile directory")                              \
+	X(FORMAT, "unrecognised file format")
+
+typedef enum {
+#define XP_ERR_ENUM_(name, text) XP_E_##name,
+	XP_ERROR_LIST(XP_ERR_ENUM_)
+#undef XP_ERR_ENUM_
+	XP_E_COUNT_
+} xp_err;
+
+/* "XP_E_SYNTAX" etc.; "XP_E_?" for an unknown code. */
+const char *xp_errname(xp_err e);
+/* A short human description: "invalid text" etc. */
+const char *xp_strerror(xp_err e);
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One problem found in an input.  For text input line and col are 1-based
+ * (col counts bytes; a tab is one column) and text holds the offending line
+ * without its newline.  For binary input line and col are 0, text is NULL
+ * and offset is the byte offset of the offending field.  A problem with a
+ * file as a whole (cannot open it, say) has line 0 and offset
+ * XP_NOPOS.
+ */
+#define XP_NOPOS UINT64_MAX
+typedef struct {
+	xp_err code;
+	const char *file;    /* the name the input was given */
+	uint64_t offset;     /* binary: offset of the field; text: of line start */
+	uint32_t line, col;  /* text only */
+	const char *msg;     /* what is wrong, no trailing newline */
+	const char *text;    /* text only: the source line, or NULL */
+} xp_diag;
+
+typedef struct xp_diags xp_diags;
+
+/* A list that keeps at most max_errors diagnostics (0: a default of 20). */
+xp_diags *xp_diags_new(unsigned max_errors);
+void xp_diags_free(xp_diags *d);
+size_t xp_diags_count(const xp_diags *d);
+const xp_diag *xp_diags_get(const xp_diags *d, size_t i);
+/* How many further problems were found after the list was full. */
+size_t xp_diags_dropped(const xp_diags *d);
+/* True once the list holds max_errors entries. */
+int xp_diags_full(const xp_diags *d);
+/* Sort by file, then line and column (text) or offset (binary). */
+void xp_diags_sort(xp_diags *d);
+/*
+ * Format one diagnostic the way the tools print it:
+ *   "prog: file:line:col: msg\n<source line>\n<caret line>\n"   (text)
+ *   "prog: file: offset 0x1a2b: msg\n"                          (binary)
+ *   "prog: file: msg\n"                                         (XP_NOPOS)
+ * Returns a string the caller frees, or NULL when out of memory.
+ */
+char *xp_diag_format(const xp_diag *dg, const char *prog);
+
+/* ------------------------------------------------------------------ */
+/* The feedback model                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The four data types of xprof_btoa(1) -t. */
+typedef enum {
+	XP_DT_FEEDBACK = 0,  /* header type (none) */
+	XP_DT_TCOVD = 1,
+	XP_DT_OBJFD = 2,
+	XP_DT_TCOVSD = 3
+} xp_datatype;
+
+/* "feedback", "tcovd", "objfd", "tcovsd". */
+const char *xp_datatype_name(xp_datatype t);
+/* Parses one of those names; returns 0 on success, -1 otherwise. */
+int xp_datatype_parse(const char *name, xp_datatype *t);
+
+/* Kinds of top-level section, in the order the text gave them. */
+typedef enum {
+	XP_SEC_OBJFILE = 1,
+	XP_SEC_PROGRAM = 2,
+	XP_SEC_SRCFILE = 3
+} xp_seckind;
+
+typedef enum { XP_STAT_MAX = 0, XP_STAT_SUM = 1 } xp_statkind;
+
+typedef enum {
+	XP_VP_INT = 0,
+	XP_VP_LLONG = 1,
+	XP_VP_FLOAT = 2,
+	XP_VP_DOUBLE = 3,
+	XP_VP_PROC = 4
+} xp_vptype;
+/* "VP_INT" ... "VP_PROC". */
+const char *xp_vptype_name(xp_vptype t);
+
+/* A string: an index into the profile's string table. */
+typedef uint32_t xp_str;
+#define XP_NOSTR UINT32_MAX
+
+/*
+ * The tables of a feedback profile.  Every record of every table has a
+ * fixed width; records keep the order in which the text gave them, and
+ * the first_x/n_x fields of a parent give the slice of a child table that
+ * belongs to it.
+ */
+typedef enum {
+	XP_T_RUNS,      /* xp_run: the order of top-level sections */
+	XP_T_OBJFILES,  /* xp_objfile */
+	XP_T_PROCS,     /* xp_proc */
+	XP_T_STATS,     /* xp_stat */
+	XP_T_COUNTERS,  /* xp_counter */
+	XP_T_VPS,       /* xp_vp */
+	XP_T_VPVALS,    /* xp_vpval */
+	XP_T_BLOCKS,    /* xp_block */
+	XP_T_EDGES,     /* xp_edge */
+	XP_T_TUPLES,    /* xp_tuple */
+	XP_T_PROGRAMS,  /* xp_program */
+	XP_T_OBJREFS,   /* xp_str */
+	XP_T_COMDATS,   /* xp_comdat */
+	XP_T_SRCFILES,  /* xp_srcfile */
+	XP_T_SRCLINES,  /* xp_srcline */
+	XP_T_BLOCKREFS, /* xp_blockref */
+	XP_T_IDX_OBJFILES, /* uint32_t: objfiles sorted by path */
+	XP_T_IDX_PROCS,    /* uint32_t: procs sorted by objfile path, name */
+	XP_T_IDX_PROGRAMS, /* uint32_t: programs sorted by path */
+	XP_T_IDX_SRCFILES, /* uint32_t: source files sorted by path */
+	XP_T_COUNT_
+} xp_table;
+
+typedef struct {
+	xp_seckind kind;
+	uint32_t count;  /* that many consecutive sections of this kind */
+} xp_run;
+
+typedef struct {
+	xp_str path;
+	uint32_t tv_sec, tv_usec;
+	uint32_t n_values_per_vp;
+	uint64_t signature;
+	uint32_t n_srcfile_names;
+	uint32_t first_stat, n_stats;
+	uint32_t first_proc, n_procs;
+} xp_objfile;
+
+typedef struct {
+	xp_str name;
+	uint32_t objfile;  /* index of the containing object file */
+	uint64_t signature;
+	uint32_t proc_id;
+	uint32_t n_vp_sites;   /* the PROC line's n_vp_sites, kept as given */
+	uint32_t n_srcmap_ops; /* may exceed n_tuples */
+	uint32_t first_stat, n_stats;
+	uint32_t first_counter, n_counters;
+	uint32_t first_vp, n_vps;       /* value profile records */
+	uint32_t first_vpval;           /* n_vps * n_values_per_vp values */
+	uint32_t first_block, n_blocks;
+	uint32_t first_edge, n_edges;
+	uint32_t first_tuple, n_tuples;
+} xp_proc;
+
+typedef struct {
+	xp_statkind kind;
+	uint64_t value;
+} xp_stat;
+
+typedef struct {
+	uint32_t id;
+	uint64_t value;
+} xp_counter;
+
+/* A value profile record; its values are n_values_per_vp xp_vpval. */
+typedef struct {
+	uint32_t expr_id;
+	xp_vptype type;
+} xp_vp;
+
+typedef struct {
+	uint64_t count;
+	int has_value; /* 0: the value field was empty */
+	union {
+		int32_t i;      /* VP_INT */
+		int64_t ll;     /* VP_LLONG */
+		float f;        /* VP_FLOAT */
+		double d;       /* VP_DOUBLE */
+		struct {
+			xp_str name, objfile;
+		} proc;         /* VP_PROC */
+	} v;
+} xp_vpval;
+
+typedef struct {
+	uint32_t id;
+	uint32_t counter; /* 0 or a counter id */
+} xp_block;
+
+typedef struct {
+	uint32_t id, counter, from, to;
+} xp_edge;
+
+typedef struct {
+	uint32_t id, block, line;
+	uint32_t col;     /* 0: no column given */
+	xp_str srcfile;   /* XP_NOSTR: no file given (the previous tuple's) */
+} xp_tuple;
+
+typedef struct {
+	xp_str path;
+	uint32_t first_stat, n_stats;
+	uint32_t first_objref, n_objrefs;
+	uint32_t first_comdat, n_comdats;
+} xp_program;
+
+typedef struct {
+	xp_str proc, objfile;
+} xp_comdat;
+
+typedef struct {
+	xp_str path;
+	uint32_t first_line, n_lines;
+} xp_srcfile;
+
+typedef struct {
+	uint32_t line;
+	uint32_t col; /* 0: no column given */
+	uint32_t first_ref, n_refs;
+} xp_srcline;
+
+typedef struct {
+	uint32_t block;
+	uint64_t count;
+	xp_str proc, objfile;
+} xp_blockref;
+
+/* A feedback profile: built in memory, or mapped from a database file. */
+typedef struct xp_fb xp_fb;
+
+void xp_fb_free(xp_fb *fb);
+
+xp_datatype xp_fb_datatype(const xp_fb *fb);
+/* Text format version: major is always 4; minor is 3 or 4. */
+unsigned xp_fb_minor(const xp_fb *fb);
+/* The header's n_proc_names, kept as given. */
+uint32_t xp_fb_n_proc_names(const xp_fb *fb);
+
+/* Number of records in a table. */
+uint32_t xp_fb_count(const xp_fb *fb, xp_table t);
+/* Number of strings; their ids are 0..n-1 in byte-wise sorted order. */
+uint32_t xp_fb_nstrings(const xp_fb *fb);
+/* The string with id s (NUL-terminated), or "" for XP_NOSTR. */
+const char *xp_fb_str(const xp_fb *fb, xp_str s);
+/* Its length in bytes. */
+size_t xp_fb_strlen(const xp_fb *fb, xp_str s);
+/* Finds a string by its bytes; returns XP_NOSTR if absent. */
+xp_str xp_fb_find_str(const xp_fb *fb, const char *s, size_t len);
+
+/*
+ * Record accessors: decode record i of a table.  i must be below
+ * xp_fb_count() of that table.
+ */
+void xp_fb_run(const xp_fb *fb, uint32_t i, xp_run *r);
+void xp_fb_objfile(const xp_fb *fb, uint32_t i, xp_objfile *r);
+void xp_fb_proc(const xp_fb *fb, uint32_t i, xp_proc *r);
+void xp_fb_stat(const xp_fb *fb, uint32_t i, xp_stat *r);
+void xp_fb_counter(const xp_fb *fb, uint32_t i, xp_counter *r);
+void xp_fb_vp(const xp_fb *fb, uint32_t i, xp_vp *r);
+/* Value i, decoded according to type (the type of its record). */
+void xp_fb_vpval(const xp_fb *fb, uint32_t i, xp_vptype type, xp_vpval *r);
+void xp_fb_block(const xp_fb *fb, uint32_t i, xp_block *r);
+void xp_fb_edge(const xp_fb *fb, uint32_t i, xp_edge *r);
+void xp_fb_tuple(const xp_fb *fb, uint32_t i, xp_tuple *r);
+void xp_fb_program(const xp_fb *fb, uint32_t i, xp_program *r);
+xp_str xp_fb_objref(const xp_fb *fb, uint32_t i);
+void xp_fb_comdat(const xp_fb *fb, uint32_t i, xp_comdat *r);
+void xp_fb_srcfile(const xp_fb *fb, uint32_t i, xp_srcfile *r);
+void xp_fb_srcline(const xp_fb *fb, uint32_t i, xp_srcline *r);
+void xp_fb_blockref(const xp_fb *fb, uint32_t i, xp_blockref *r);
+/* Entry i of one of the XP_T_IDX_* tables. */
+uint32_t xp_fb_index(const xp_fb *fb, xp_table idx, uint32_t i);
+
+/* Object file whose path is the given string; UINT32_MAX if none. */
+uint32_t xp_fb_find_objfile(const xp_fb *fb, const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Building a profile                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A builder collects records in text order and produces a sealed xp_fb.
+ * Sections are opened with the begin_ calls; records are added to the
+ * innermost open section, and add_stat() adds to the object file,
+ * procedure or program opened last.  The builder checks only what it
+ * needs to stay consistent (a record added with no section to hold it
+ * gives XP_E_INVAL, a table past 2^32-1 records XP_E_LIMIT); the text
+ * parser and the database reader check the rules of the format.
+ */
+typedef struct xp_fbb xp_fbb;
+
+xp_fbb *xp_fbb_new(xp_datatype type, unsigned minor, uint32_t n_proc_names);
+void xp_fbb_free(xp_fbb *b);
+
+/* Interns a string (len bytes, no NUL inside); *out gets its id. */
+xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out);
+/* The bytes of an interned string, NUL-terminated. */
+const char *xp_fbb_str(const xp_fbb *b, xp_str s);
+
+/* Only path, tv_sec, tv_usec, n_values_per_vp, signature and
+ * n_srcfile_names are read from o. */
+xp_err xp_fbb_begin_objfile(xp_fbb *b, const xp_objfile *o);
+/* Only name, signature, proc_id, n_vp_sites and n_srcmap_ops are read. */
+xp_err xp_fbb_begin_proc(xp_fbb *b, const xp_proc *p);
+xp_err xp_fbb_add_stat(xp_fbb *b, xp_statkind kind, uint64_t value);
+xp_err xp_fbb_add_counter(xp_fbb *b, uint32_t id, uint64_t value);
+/* Starts a value profile record; then add n_values_per_vp values. */
+xp_err xp_fbb_add_vp(xp_fbb *b, uint32_t expr_id, xp_vptype type);
+xp_err xp_fbb_add_vpval(xp_fbb *b, const xp_vpval *v);
+xp_err xp_fbb_add_block(xp_fbb *b, uint32_t id, uint32_t counter);
+xp_err xp_fbb_add_edge(xp_fbb *b, const xp_edge *e);
+xp_err xp_fbb_add_tuple(xp_fbb *b, const xp_tuple *t);
+xp_err xp_fbb_begin_program(xp_fbb *b, xp_str path);
+xp_err xp_fbb_add_objref(xp_fbb *b, xp_str path);
+xp_err xp_fbb_add_comdat(xp_fbb *b, xp_str proc, xp_str objfile);
+xp_err xp_fbb_begin_srcfile(xp_fbb *b, xp_str path);
+xp_err xp_fbb_begin_srcline(xp_fbb *b, uint32_t line, uint32_t col);
+xp_err xp_fbb_add_blockref(xp_fbb *b, const xp_blockref *r);
+
+/* Counts of what has been added so far (for count checks while parsing). */
+uint32_t xp_fbb_count(const xp_fbb *b, xp_table t);
+
+/*
+ * Seals the profile: sorts the string table, renumbers every string
+ * reference, drops unused strings and builds the sorted indexes.  On
+ * success *out owns everything and the builder is left empty (it must
+ * still be freed).
+ */
+xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out);
+
+/* ------------------------------------------------------------------ */
+/* Feedback text (xprof_text(5))                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	unsigned max_errors;  /* 0: 20 */
+	int slow_only;        /* testing: skip the whole-line fast path */
+} xp_parse_opts;
+
+/*
+ * Parses a feedback text.  name is used in diagnostics.  On success *out
+ * gets the profile; on failure (XP_E_SYNTAX, XP_E_IO, XP_E_NOMEM, ...)
+ * *out is NULL and the problems are in d.  opts may be NULL.
+ */
+xp_err xp_text_parse_mem(const void *buf, size_t len, const char *name,
+                         const xp_parse_opts *opts, xp_fb **out, xp_diags *d);
+/* The same, reading from a file descriptor in chunks (not kept whole). */
+xp_err xp_text_parse_fd(int fd, const char *name, const xp_parse_opts *opts,
+                        xp_fb **out, xp_diags *d);
+
+/* Writes the canonical text of a profile to fd.  XP_E_IO: errno tells. */
+xp_err xp_text_write_fd(const xp_fb *fb, int fd);
+/* The same into memory: *buf (malloc'd, caller frees) and *len. */
+xp_err xp_text_write_mem(const xp_fb *fb, char **buf, size_t *len);
+
+/* ------------------------------------------------------------------ */
+/* The feedback database (xprof_db(5)) and profile directories          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Opens a database file: maps it, checks it completely (checksum, layout,
+ * every count, offset, id and string reference) and returns a profile that
+ * reads straight from the mapping.  Problems go to d with byte offsets.
+ */
+xp_err xp_db_open(const char *path, xp_fb **out, xp_diags *d);
+/* The same over memory the caller keeps alive until xp_fb_free(). */
+xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
+                      xp_fb **out, xp_diags *d);
+/* Writes the database form of a profile to fd (from its current offset). */
+xp_err xp_db_write_fd(const xp_fb *fb, int fd);
+/* The same into memory: *buf (malloc'd, caller frees) and *len. */
+xp_err xp_db_write_mem(const xp_fb *fb, unsigned char **buf, size_t *len);
+
+/*
+ * Profile directories.  Data of each type lives in its own database file:
+ * DIR/feedback, DIR/tcovd, DIR/tcovsd, and DIR/objfd/<key> with one file
+ * per object file.  Writers hold an exclusive flock(2) on the directory;
+ * files are replaced atomically (temporary file, fsync, rename, fsync of
+ * the directory), so readers never see a partial file.
+ */
+
+/* The database file that holds data of type t (objfile: for objfd only).
+ * Returns a string the caller frees, or NULL when out of memory. */
+char *xp_profdir_file(const char *dir, xp_datatype t, const char *objfile);
+
+/*
+ * Stores a profile in a directory, creating the directory if needed.
+ * Replaces the data of the profile's type (for objfd, of its one object
+ * file); other data in the directory is untouched.  Problems with the
+ * directory itself are reported in d under the directory's name.
+ */
+xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d);
+
+/* Opens the data of type t (objfile: for objfd only) from a directory. */
+xp_err xp_profdir_open(const char *dir, xp_datatype t, const char *objfile,
+                       xp_fb **out, xp_diags *d);
+
+/* An exclusive lock on a directory, for read-modify-write updates. */
+typedef struct xp_lock xp_lock;
+xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
+                       xp_diags *d);
+void xp_profdir_unlock(xp_lock *l);
+/* Stores a profile in a directory whose lock the caller holds. */
+xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d);
+
+/*
+ * Atomic output files: a temporary file beside PATH that replaces PATH
+ * only on commit (fsync, rename, fsync of the directory).  Abort, or a
+ * crash, leaves PATH as it was.  Problems go to d under PATH's name.
+ */
+typedef struct xp_afile xp_afile;
+xp_err xp_afile_open(const char *path, xp_afile **out, xp_diags *d);
+int xp_afile_fd(const xp_afile *f);
+/* Commits and frees f (also on failure). */
+xp_err xp_afile_commit(xp_afile *f, xp_diags *d);
+/* Removes the temporary file and frees f; accepts NULL. */
+void xp_afile_abort(xp_afile *f);
+
+/* ------------------------------------------------------------------ */
+/* Format recognition                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+	XP_FMT_UNKNOWN = 0,
+	XP_FMT_FEEDBACK_TEXT,
+	XP_FMT_FEEDBACK_DB
+} xp_format;
+
+/* Recognises a format from the first bytes of a file (any length). */
+xp_format xp_format_detect(const void *head, size_t len);
+/* "feedback text", "feedback database", "unknown". */
+const char *xp_format_name(xp_format f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XPROF_H */
