@@ -20,26 +20,39 @@ static const char digits2[201] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
+/* Number of decimal digits of v (1 for 0). */
+static inline size_t ndigits(uint64_t v)
+{
+	size_t n = 1;
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 size_t xp_fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *e = tmp + sizeof tmp, *q = e;
+	/* Digits go straight to their place, two at a time, from the end. */
+	size_t n = ndigits(v);
+	char *q = p + n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		q -= 2;
-		q[0] = digits2[2 * r];
-		q[1] = digits2[2 * r + 1];
+		memcpy(q, digits2 + 2 * r, 2);
 	}
-	if (v >= 10) {
-		q -= 2;
-		q[0] = digits2[2 * v];
-		q[1] = digits2[2 * v + 1];
-	} else {
-		*--q = (char)('0' + v);
-	}
-	size_t n = (size_t)(e - q);
-	memcpy(p, q, n);
+	if (v >= 10)
+		memcpy(q - 2, digits2 + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
 	return n;
 }
 
@@ -95,20 +108,33 @@ static size_t fmt_special(char *p, double v)
 	return n;
 }
 
+/*
+ * Whether a value printed with a precision reads back to the same bits is
+ * monotonic in the precision, so the shortest one is found by bisection:
+ * four or five conversions instead of up to seventeen.
+ */
 size_t xp_fmt_float(char *p, float v)
 {
 	if (isnan(v) || isinf(v))
 		return fmt_special(p, v);
+	/* %g output is at most 24 bytes at these precisions; the buffer is
+	 * sized for what the compiler cannot know. */
+	char tmp[320];
 	clocale_guard g;
 	c_locale_enter(&g);
-	int n = 0;
-	for (int prec = 1; prec <= 9; prec++) {
-		n = snprintf(p, 40, "%.*g", prec, (double)v);
-		float back = strtof(p, NULL);
+	int lo = 1, hi = 9;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		snprintf(tmp, sizeof tmp, "%.*g", mid, (double)v);
+		float back = strtof(tmp, NULL);
 		if (memcmp(&back, &v, sizeof v) == 0)
-			break;
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	int n = snprintf(tmp, sizeof tmp, "%.*g", lo, (double)v);
 	c_locale_leave(&g);
+	memcpy(p, tmp, (size_t)n);
 	return (size_t)n;
 }
 
@@ -116,16 +142,22 @@ size_t xp_fmt_double(char *p, double v)
 {
 	if (isnan(v) || isinf(v))
 		return fmt_special(p, v);
+	char tmp[320];
 	clocale_guard g;
 	c_locale_enter(&g);
-	int n = 0;
-	for (int prec = 1; prec <= 17; prec++) {
-		n = snprintf(p, 40, "%.*g", prec, v);
-		double back = strtod(p, NULL);
+	int lo = 1, hi = 17;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		snprintf(tmp, sizeof tmp, "%.*g", mid, v);
+		double back = strtod(tmp, NULL);
 		if (memcmp(&back, &v, sizeof v) == 0)
-			break;
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	int n = snprintf(tmp, sizeof tmp, "%.*g", lo, v);
 	c_locale_leave(&g);
+	memcpy(p, tmp, (size_t)n);
 	return (size_t)n;
 }
 

@@ -1,0 +1,513 @@
+/*
+ * xprof_text.y - the grammar of the feedback text (xprof_text(5)).
+ *
+ * A pure, reentrant parser with locations; the scanner is
+ * grammar/xprof_text.l and the semantic checks and the building of the
+ * profile live in lib/text_parse.c, reached through the xpt_on_* handlers
+ * (lib/text_parse.h).
+ *
+ * Choices, and why:
+ *
+ *  - The grammar is line-based: a text is a header followed by a flat list
+ *    of lines.  Which line may follow which (stats first in a section, the
+ *    record order inside a PROC, OBJREF before COMDAT_PROC, block refs
+ *    under a SRCLINE) is checked by the handlers, not by productions.  The
+ *    counts declared by head lines have to be checked against what follows
+ *    anyway, which needs the same state; keeping it in one place lets the
+ *    errors say what is wrong in the format's own terms ("counter record
+ *    after block records", "PROC declares 3 counter records, found 2")
+ *    instead of a list of expected tokens, and it makes every line a place
+ *    where error recovery can resume.
+ *
+ *  - Every line has two forms.  A canonical line arrives as one whole-line
+ *    token (F_*) that the scanner has already decoded into an xpt_line
+ *    slot; the token's value only names the slot, because a large
+ *    semantic value would be copied on every shift and reduction.  Any
+ *    other line arrives as a keyword (K_*, or a generic token for counter
+ *    records and block refs, which have none) followed by generic field
+ *    tokens and EOL; the action builds the same xpt_line from them.  Both
+ *    forms then call the same handler, so they build the same profile.
+ *
+ *  - Generic tokens are typed by their shape: T_UINT (digits), T_SINT
+ *    (signed digits), T_HEX (0x...), T_BREF (B<n>), T_LINECOL (n:n) and
+ *    T_WORD (any other run of bytes other than blank, CR, LF and NUL).
+ *    Numeric fields take T_UINT only, so bison itself reports a field of
+ *    the wrong kind at its column ("unexpected "x", expecting an unsigned
+ *    integer").  A name may be any of them, since a path such as "42" or
+ *    "B7" is valid; `name` collects them.  Values of VP records are names
+ *    too: their type is only known from the keyword, so the handler
+ *    converts them.
+ *
+ *  - The header is always scanned on the slow path: it may be wrapped over
+ *    several lines, and it occurs once.  Its counts are a list so that a
+ *    4.3 header (three counts) and a 4.4 header (four) share one
+ *    production and a wrong number of counts gets a precise message.
+ *
+ *  - Error recovery is at line granularity: `line: error EOL`.  After a
+ *    syntax error the scanner is told to drop the rest of the line, and
+ *    yyerrok lets the next line report its own errors at once.  In the
+ *    header, `error HEND` skips to the first section.  Handlers report
+ *    semantic errors themselves and parsing goes on; once the error cap is
+ *    reached they set a stop flag, the actions abort the parse and the
+ *    scanner returns end of file.
+ *
+ *  - parse.error custom: messages are short, name the field's token text
+ *    and collect the six token kinds a name may be into "a name".
+ *    parse.lac full makes the expected-token lists exact despite the
+ *    default reductions.
+ *
+ *  - No semantic value owns memory: tokens point into the chunk buffers,
+ *    which the driver keeps alive (the current chunk and the one before,
+ *    enough for the single lookahead token), and handlers copy what they
+ *    keep.  So there is nothing for a %destructor to free when bison
+ *    discards values during error recovery or an abort.
+ *
+ *  - %expect 0: the grammar has no conflicts.
+ */
+
+%define api.pure full
+%define api.prefix {xpt_}
+%define api.value.type {xpt_tok}
+%define api.location.type {xpt_loc}
+%define parse.error custom
+%define parse.lac full
+%locations
+%expect 0
+
+%param {yyscan_t scanner}
+%parse-param {xpt_parser *P}
+
+%code requires {
+#include "text_parse.h"
+}
+
+%code {
+#include <stdio.h>
+
+int xpt_lex(XPT_STYPE *lval, XPT_LTYPE *lloc, yyscan_t scanner);
+static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
+                    const char *msg);
+
+/* A nonterminal starts where its first symbol starts; an empty one where
+ * the previous symbol started. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                       \
+	do {                                                              \
+		if (N)                                                    \
+			(Cur) = YYRHSLOC(Rhs, 1);                         \
+		else                                                      \
+			(Cur) = YYRHSLOC(Rhs, 0);                         \
+	} while (0)
+
+/* Runs a handler; stops the parse once the error cap is reached. */
+#define H(call)                                                           \
+	do {                                                              \
+		call;                                                     \
+		if (xpt_stopped(P))                                       \
+			YYABORT;                                          \
+	} while (0)
+
+#define SLOT(t) xpt_slot(P, (t).slot)
+
+static void l_init(xpt_line *L, const xpt_loc *loc)
+{
+	L->lstart = loc->lstart;
+	L->loff = loc->loff;
+	L->line = loc->line;
+	L->nv = 0;
+	L->f_ovf = 0;
+	L->has_s = 0;
+}
+
+static void l_num(xpt_line *L, int i, const xpt_tok *t)
+{
+	L->v[i] = t->v;
+	L->col[i] = t->col;
+	if (t->ovf & 1)
+		L->f_ovf |= 1u << i;
+}
+
+static void l_name(xpt_line *L, const xpt_tok *t)
+{
+	L->s = t->s;
+	L->slen = t->len;
+	L->scol = t->col;
+	L->has_s = 1;
+}
+
+/* line[:col] into fields i and i+1. */
+static void l_linecol(xpt_line *L, int i, const xpt_tok *t)
+{
+	l_num(L, i, t);
+	if (t->len > 0 && memchr(t->s, ':', t->len)) {
+		const char *c = memchr(t->s, ':', t->len);
+		L->nv = 1;
+		L->v[i + 1] = t->v2;
+		L->col[i + 1] = t->col + (uint32_t)(c - t->s) + 1;
+		if (t->ovf & 2)
+			L->f_ovf |= 1u << (i + 1);
+	}
+}
+}
+
+%token END 0 "end of file"
+%token EOL "end of line"
+%token HEND "end of header"
+%token T_UINT "unsigned integer"
+%token T_SINT "signed integer"
+%token T_HEX "hexadecimal number"
+%token T_BREF "B<block id>"
+%token T_LINECOL "line:column"
+%token T_WORD "word"
+%token T_BAD "invalid byte"
+%token K_HEADER "PROFILE-FEEDBACK-DATA:"
+%token K_OBJFILE "OBJFILE:"
+%token K_PROC "PROC:"
+%token K_STAT "max or sum"
+%token K_VP "VP_ keyword"
+%token K_BLOCK "B<block id>:"
+%token K_EDGE "E<edge id>"
+%token K_TUPLE "S<tuple id>:"
+%token K_PROGRAM "PROGRAM:"
+%token K_OBJREF "OBJREF:"
+%token K_COMDAT "COMDAT_PROC:"
+%token K_SRCFILE "SRCFILE:"
+%token K_SRCLINE "SRCLINE:"
+%token F_OBJFILE "OBJFILE line"
+%token F_PROC "PROC line"
+%token F_STAT "stat line"
+%token F_COUNTER "counter record"
+%token F_VP "value profile line"
+%token F_BLOCK "block record"
+%token F_EDGE "edge record"
+%token F_TUPLE "source mapping tuple"
+%token F_PROGRAM "PROGRAM line"
+%token F_OBJREF "OBJREF line"
+%token F_COMDAT "COMDAT_PROC line"
+%token F_SRCFILE "SRCFILE line"
+%token F_SRCLINE "SRCLINE line"
+%token F_BREF "block ref"
+
+%%
+
+file:
+	header lines		{ H(xpt_on_end(P)); }
+	;
+
+header:
+	K_HEADER version counts type HEND
+				{ H(xpt_on_header(P, &$2, &@2, &$4, &@4)); }
+	| error HEND		{ yyerrok; }
+	;
+
+version:
+	T_WORD
+	| T_UINT
+	;
+
+counts:
+	%empty
+	| counts T_UINT		{ H(xpt_on_header_count(P, &$2, &@2)); }
+	;
+
+type:
+	%empty			{ $$.s = NULL; $$.len = 0; $$.col = 0; }
+	| T_WORD
+	;
+
+lines:
+	%empty
+	| lines line
+	;
+
+line:
+	F_OBJFILE		{ H(xpt_on_objfile(P, SLOT($1))); }
+	| K_OBJFILE name T_UINT T_UINT T_UINT T_UINT T_HEX T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			l_num(&L, 0, &$3);
+			l_num(&L, 1, &$4);
+			l_num(&L, 2, &$5);
+			l_num(&L, 3, &$6);
+			l_num(&L, 4, &$7);
+			l_num(&L, 5, &$8);
+			H(xpt_on_objfile(P, &L));
+		}
+	| F_PROC		{ H(xpt_on_proc(P, SLOT($1))); }
+	| K_PROC name T_HEX T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			l_num(&L, 0, &$3);
+			l_num(&L, 1, &$4);
+			l_num(&L, 2, &$5);
+			l_num(&L, 3, &$6);
+			l_num(&L, 4, &$7);
+			l_num(&L, 5, &$8);
+			l_num(&L, 6, &$9);
+			l_num(&L, 7, &$10);
+			H(xpt_on_proc(P, &L));
+		}
+	| F_STAT		{ H(xpt_on_stat(P, SLOT($1))); }
+	| K_STAT T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			L.kind = (int)$1.v;
+			l_num(&L, 0, &$2);
+			H(xpt_on_stat(P, &L));
+		}
+	| F_COUNTER		{ H(xpt_on_counter(P, SLOT($1))); }
+	| T_UINT T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			H(xpt_on_counter(P, &L));
+		}
+	| F_VP			{ H(xpt_on_vp(P, SLOT($1))); }
+	| K_VP T_UINT T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			L.kind = (int)$1.v;
+			l_num(&L, 0, &$2);
+			l_num(&L, 1, &$3);
+			H(xpt_on_vp(P, &L));
+		}
+	| K_VP T_UINT T_UINT name EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			L.kind = (int)$1.v;
+			l_num(&L, 0, &$2);
+			l_num(&L, 1, &$3);
+			l_name(&L, &$4);
+			H(xpt_on_vp(P, &L));
+		}
+	| F_BLOCK		{ H(xpt_on_block(P, SLOT($1))); }
+	| K_BLOCK T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			H(xpt_on_block(P, &L));
+		}
+	| F_EDGE		{ H(xpt_on_edge(P, SLOT($1))); }
+	| K_EDGE T_UINT T_BREF T_BREF EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			l_num(&L, 2, &$3);
+			l_num(&L, 3, &$4);
+			H(xpt_on_edge(P, &L));
+		}
+	| F_TUPLE		{ H(xpt_on_tuple(P, SLOT($1))); }
+	| K_TUPLE T_BREF linecol EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			l_linecol(&L, 2, &$3);
+			H(xpt_on_tuple(P, &L));
+		}
+	| K_TUPLE T_BREF linecol name EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			l_linecol(&L, 2, &$3);
+			l_name(&L, &$4);
+			H(xpt_on_tuple(P, &L));
+		}
+	| F_PROGRAM		{ H(xpt_on_program(P, SLOT($1))); }
+	| K_PROGRAM name T_UINT T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			l_num(&L, 0, &$3);
+			l_num(&L, 1, &$4);
+			H(xpt_on_program(P, &L));
+		}
+	| F_OBJREF		{ H(xpt_on_objref(P, SLOT($1))); }
+	| K_OBJREF name EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			H(xpt_on_objref(P, &L));
+		}
+	| F_COMDAT		{ H(xpt_on_comdat(P, SLOT($1))); }
+	| K_COMDAT name EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			H(xpt_on_comdat(P, &L));
+		}
+	| F_SRCFILE		{ H(xpt_on_srcfile(P, SLOT($1))); }
+	| K_SRCFILE name T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$2);
+			l_num(&L, 0, &$3);
+			H(xpt_on_srcfile(P, &L));
+		}
+	| F_SRCLINE		{ H(xpt_on_srcline(P, SLOT($1))); }
+	| K_SRCLINE linecol T_UINT EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_linecol(&L, 0, &$2);
+			l_num(&L, 2, &$3);
+			H(xpt_on_srcline(P, &L));
+		}
+	| F_BREF		{ H(xpt_on_blockref(P, SLOT($1))); }
+	| T_BREF T_UINT name EOL
+		{
+			xpt_line L;
+			l_init(&L, &@1);
+			l_num(&L, 0, &$1);
+			l_num(&L, 1, &$2);
+			l_name(&L, &$3);
+			H(xpt_on_blockref(P, &L));
+		}
+	| error EOL		{ yyerrok; xpt_on_bad_line(P); }
+	;
+
+linecol:
+	T_UINT
+	| T_LINECOL
+	;
+
+name:
+	T_WORD
+	| T_UINT
+	| T_SINT
+	| T_HEX
+	| T_BREF
+	| T_LINECOL
+	;
+
+%%
+
+/* Called by bison only when its stacks cannot grow. */
+static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
+                    const char *msg)
+{
+	(void)scanner;
+	xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col, "%s", msg);
+}
+
+/* How a token is named in "expecting ..." lists. */
+static const char *expect_name(yysymbol_kind_t k)
+{
+	switch (k) {
+	case YYSYMBOL_YYEOF: return "end of file";
+	case YYSYMBOL_EOL: return "end of line";
+	case YYSYMBOL_HEND: return "end of header";
+	case YYSYMBOL_T_UINT: return "an unsigned integer";
+	case YYSYMBOL_T_SINT: return "a signed integer";
+	case YYSYMBOL_T_HEX: return "a hexadecimal number";
+	case YYSYMBOL_T_BREF: return "B<block id>";
+	case YYSYMBOL_T_LINECOL: return "<line>:<column>";
+	case YYSYMBOL_T_WORD: return "a name";
+	default: return yysymbol_name(k);
+	}
+}
+
+/* Part of a name: covered by "a name" when T_WORD is expected too. */
+static int is_name_token(yysymbol_kind_t k)
+{
+	return k == YYSYMBOL_T_UINT || k == YYSYMBOL_T_SINT ||
+	       k == YYSYMBOL_T_HEX || k == YYSYMBOL_T_BREF ||
+	       k == YYSYMBOL_T_LINECOL;
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
+                                 xpt_parser *P)
+{
+	enum { MAXEXP = 8 };
+	yysymbol_kind_t exp[MAXEXP];
+	yysymbol_kind_t la = yypcontext_token(ctx);
+	const xpt_loc *loc = yypcontext_location(ctx);
+	const char *ltext;
+	size_t llen;
+	xpt_scanner_last(scanner, &ltext, &llen);
+	int n = yypcontext_expected_tokens(ctx, exp, MAXEXP);
+	char what[128];
+	char expects[256] = "";
+
+	if (la != YYSYMBOL_EOL && la != YYSYMBOL_YYEOF && la != YYSYMBOL_HEND)
+		xpt_scanner_skip_line(scanner);
+
+	int has_word = 0, has_header = 0;
+	for (int i = 0; i < n; i++) {
+		if (exp[i] == YYSYMBOL_T_WORD)
+			has_word = 1;
+		if (exp[i] == YYSYMBOL_K_HEADER)
+			has_header = 1;
+	}
+	if (has_header && (la == YYSYMBOL_YYEOF || la == YYSYMBOL_HEND)) {
+		xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col,
+		          "missing PROFILE-FEEDBACK-DATA: header");
+		return 0;
+	}
+
+	switch (la) {
+	case YYSYMBOL_YYEOF:
+	case YYSYMBOL_EOL:
+	case YYSYMBOL_HEND:
+		snprintf(what, sizeof what, "%s", expect_name(la));
+		break;
+	case YYSYMBOL_T_BAD:
+		snprintf(what, sizeof what, "%s",
+		         llen > 0 && ltext[0] == '\r' ? "carriage return"
+		                                       : "NUL byte");
+		break;
+	default: {
+		/* Quote the token's text, shortened if long. */
+		size_t len = llen > 40 ? 40 : llen;
+		snprintf(what, sizeof what, "\"%.*s%s\"", (int)len, ltext,
+		         len < llen ? "..." : "");
+		break;
+	}
+	}
+
+	/* n == 0 means too many to list (or none). */
+	if (n > 0) {
+		size_t off = 0;
+		int listed = 0;
+		for (int i = 0; i < n; i++) {
+			if (has_word && is_name_token(exp[i]))
+				continue;
+			listed++;
+		}
+		int k = 0;
+		for (int i = 0; i < n && off < sizeof expects; i++) {
+			if (has_word && is_name_token(exp[i]))
+				continue;
+			const char *sep = k == 0 ? ", expecting "
+			                  : k == listed - 1 ? " or " : ", ";
+			off += (size_t)snprintf(expects + off,
+			                        sizeof expects - off, "%s%s",
+			                        sep, expect_name(exp[i]));
+			k++;
+		}
+		if (listed > 4)
+			expects[0] = 0;
+	}
+	xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col,
+	          "unexpected %s%s", what, expects);
+	return 0;
+}

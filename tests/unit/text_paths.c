@@ -1,0 +1,463 @@
+/*
+ * text_paths.c - unit tests of the feedback text parser.
+ *
+ * The parser has a fast path (whole canonical lines decoded in the
+ * scanner) and a slow path (field by field); xp_parse_opts.slow_only
+ * forces the slow one.  Every text of the corpus (tests/data/text and
+ * tests/data/noncanon) must give byte-identical databases on both paths,
+ * whether read from memory or from a file descriptor.  Further cases
+ * cover chunk boundaries, over-long lines, decoded values, diagnostics
+ * and the error cap.
+ *
+ * Run from the root of the source tree (tests/run.sh does), or give the
+ * root as the first argument.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "xprof.h"
+
+static const char *srcdir = ".";
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *p = malloc(cap);
+	size_t r;
+	while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			char *q = realloc(p, cap *= 2);
+			if (!q) {
+				free(p);
+				p = NULL;
+			}
+			p = q;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return p;
+}
+
+/* Parses text from memory; returns its database bytes or NULL. */
+static unsigned char *db_of(const char *text, size_t len, int slow,
+                            size_t *dblen, xp_err *err)
+{
+	xp_parse_opts o = { 0, slow };
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	unsigned char *db = NULL;
+	*err = xp_text_parse_mem(text, len, "t", &o, &fb, d);
+	if (*err == XP_E_OK && xp_db_write_mem(fb, &db, dblen) != XP_E_OK)
+		db = NULL;
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	return db;
+}
+
+/* The same through a file descriptor (a temporary file). */
+static unsigned char *db_of_fd(const char *text, size_t len, int slow,
+                               size_t *dblen)
+{
+	char path[] = "/tmp/xp_text_paths.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	if (write(fd, text, len) != (ssize_t)len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return NULL;
+	}
+	xp_parse_opts o = { 0, slow };
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	unsigned char *db = NULL;
+	if (xp_text_parse_fd(fd, "t", &o, &fb, d) == XP_E_OK &&
+	    xp_db_write_mem(fb, &db, dblen) != XP_E_OK)
+		db = NULL;
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	close(fd);
+	return db;
+}
+
+/* Both paths, memory and fd, agree on text; returns the number of
+ * disagreements (0 when all four databases are the same). */
+static int paths_agree(const char *name, const char *text, size_t len)
+{
+	size_t l0, l1, l2, l3;
+	xp_err e0, e1;
+	unsigned char *a = db_of(text, len, 0, &l0, &e0);
+	unsigned char *b = db_of(text, len, 1, &l1, &e1);
+	unsigned char *c = db_of_fd(text, len, 0, &l2);
+	unsigned char *e = db_of_fd(text, len, 1, &l3);
+	int bad = 0;
+	if (!a || !b || !c || !e) {
+		printf("FAIL %s: parse failed (fast %s, slow %s)\n", name,
+		       xp_errname(e0), xp_errname(e1));
+		bad = 1;
+	} else if (l0 != l1 || memcmp(a, b, l0) || l0 != l2 ||
+	           memcmp(a, c, l0) || l0 != l3 || memcmp(a, e, l0)) {
+		printf("FAIL %s: databases differ between paths\n", name);
+		bad = 1;
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(e);
+	return bad;
+}
+
+/* Runs fn on every NAME.txt of a corpus folder. */
+static void each_txt(const char *dir,
+                     void (*fn)(const char *path, const char *name))
+{
+	char d[4096];
+	snprintf(d, sizeof d, "%s/%s", srcdir, dir);
+	DIR *dp = opendir(d);
+	CHECK(dp != NULL);
+	if (!dp)
+		return;
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(dp)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 4, ".txt") != 0)
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", d, de->d_name);
+		fn(path, de->d_name);
+		n++;
+	}
+	closedir(dp);
+	CHECK(n > 0);
+}
+
+static void one_canonical(const char *path, const char *name)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	if (paths_agree(name, text, len))
+		unit_failed_checks++;
+	/* The writer gives the text back. */
+	xp_parse_opts o = { 0, 0 };
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	if (xp_text_parse_mem(text, len, name, &o, &fb, d) == XP_E_OK) {
+		char *out = NULL;
+		size_t olen = 0;
+		CHECK_EQ(xp_text_write_mem(fb, &out, &olen), XP_E_OK);
+		CHECK_MEM(out, olen, text, len);
+		free(out);
+	}
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	free(text);
+}
+
+static void one_noncanonical(const char *path, const char *name)
+{
+	size_t len, clen;
+	char *text = read_file(path, &len);
+	char cpath[8192];
+	snprintf(cpath, sizeof cpath, "%.*s.canon", (int)(strlen(path) - 4),
+	         path);
+	char *canon = read_file(cpath, &clen);
+	CHECK(text != NULL && canon != NULL);
+	if (text && canon) {
+		if (paths_agree(name, text, len))
+			unit_failed_checks++;
+		size_t l0, l1;
+		xp_err e0, e1;
+		unsigned char *a = db_of(text, len, 0, &l0, &e0);
+		unsigned char *b = db_of(canon, clen, 0, &l1, &e1);
+		CHECK(a != NULL && b != NULL);
+		if (a && b)
+			CHECK_MEM(a, l0, b, l1);
+		free(a);
+		free(b);
+	}
+	free(text);
+	free(canon);
+}
+
+static void corpus_canonical(void)
+{
+	each_txt("tests/data/text", one_canonical);
+}
+
+static void corpus_noncanonical(void)
+{
+	each_txt("tests/data/noncanon", one_noncanonical);
+}
+
+/* Appends to a growing string. */
+typedef struct {
+	char *p;
+	size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static void sb_add(sbuf *s, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < s->cap - s->len) {
+			s->len += (size_t)n;
+			return;
+		}
+		s->cap = s->cap ? s->cap * 2 : 4096;
+		s->p = realloc(s->p, s->cap);
+		if (!s->p)
+			abort();
+	}
+}
+
+/* A text of several MiB, so that lines fall on every side of the chunk
+ * boundaries, mixing canonical and non-canonical lines. */
+static void chunk_boundaries(void)
+{
+	sbuf s = { 0 };
+	unsigned nprocs = 6000;
+	sb_add(&s, "PROFILE-FEEDBACK-DATA: 4.4 1 0 %u 1\n", nprocs);
+	sb_add(&s, "OBJFILE:/big/o.o %u 1 2 2 0x0 0\n", nprocs);
+	for (unsigned p = 1; p <= nprocs; p++) {
+		sb_add(&s, "PROC: proc_%u 0x%x 40 1 1 %u 3 2 3\n", p, p, p);
+		for (unsigned c = 1; c <= 40; c++) {
+			if (c % 7 == 0)
+				sb_add(&s, "  %u\t%u  \r\n", c, c * p);
+			else
+				sb_add(&s, "%u %u\n", c, c * p);
+		}
+		sb_add(&s, "VP_INT 1 %u %d\n", p, -(int)p);
+		sb_add(&s, "VP_INT 1 0\n");
+		sb_add(&s, "B1: 1\nB2: 2\nB3: 0\nE1 0 B1 B2\nE2 3 B2 B3\n");
+		sb_add(&s, "S1: B1 %u:2 /big/s.c\nS2: B2 %u\nS3: B3 1\n", p,
+		       p + 1);
+	}
+	sb_add(&s, "SRCFILE: /big/s.c %u\n", nprocs);
+	for (unsigned p = 1; p <= nprocs; p++)
+		sb_add(&s, "SRCLINE: %u 1\nB1 %u proc_%u:/big/o.o\n", p, p, p);
+	CHECK(s.len > 3u << 20);
+	CHECK_EQ(paths_agree("chunk_boundaries", s.p, s.len), 0);
+	free(s.p);
+}
+
+/* A line longer than a chunk makes the chunk grow. */
+static void long_line(void)
+{
+	sbuf s = { 0 };
+	size_t n = 3u << 20;
+	sb_add(&s, "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\nOBJFILE:/");
+	for (size_t i = 0; i < n; i++)
+		sb_add(&s, "%c", 'a' + (int)(i % 26));
+	sb_add(&s, " 0 0 0 0 0x0 0\nmax 1\n");
+	CHECK_EQ(paths_agree("long_line", s.p, s.len), 0);
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	CHECK_EQ(xp_text_parse_mem(s.p, s.len, "t", NULL, &fb, d), XP_E_OK);
+	if (fb) {
+		xp_objfile o;
+		xp_fb_objfile(fb, 0, &o);
+		CHECK_EQ(xp_fb_strlen(fb, o.path), n + 1);
+	}
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	free(s.p);
+}
+
+static xp_fb *parse_str(const char *text, xp_diags *d, unsigned maxerr)
+{
+	xp_parse_opts o = { maxerr, 0 };
+	xp_fb *fb = NULL;
+	xp_err e = xp_text_parse_mem(text, strlen(text), "t", &o, &fb, d);
+	if (e != XP_E_OK)
+		CHECK(fb == NULL);
+	return fb;
+}
+
+/* Decoded values of every VP type, canonical or not. */
+static void vp_values(void)
+{
+	static const char text[] =
+		"PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+		"OBJFILE:/v.o 1 0 0 2 0X00AbC 0\n"
+		"PROC: p 0x0 0 0 5 1 0 0 0\n"
+		"VP_INT 1 1 -0042\n"
+		"VP_INT 1 0\n"
+		"VP_LLONG 2 3 +9223372036854775807\n"
+		"VP_LLONG 2 4 -1\n"
+		"VP_FLOAT 3 1 -INFINITY\n"
+		"VP_FLOAT 3 1 0x1p-2\n"
+		"VP_DOUBLE 4 1 -NaN\n"
+		"VP_DOUBLE 4 1 1E3\n"
+		"VP_PROC 5 9 f:o:bj\n"
+		"VP_PROC 5 9\n";
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = parse_str(text, d, 0);
+	CHECK(fb != NULL);
+	if (fb) {
+		xp_objfile o;
+		xp_fb_objfile(fb, 0, &o);
+		CHECK_EQ_U64(o.signature, 0xabc);
+		xp_vpval v;
+		xp_fb_vpval(fb, 0, XP_VP_INT, &v);
+		CHECK_EQ(v.v.i, -42);
+		CHECK_EQ(v.has_value, 1);
+		xp_fb_vpval(fb, 1, XP_VP_INT, &v);
+		CHECK_EQ(v.has_value, 0);
+		xp_fb_vpval(fb, 2, XP_VP_LLONG, &v);
+		CHECK_EQ(v.v.ll, INT64_MAX);
+		xp_fb_vpval(fb, 3, XP_VP_LLONG, &v);
+		CHECK_EQ(v.v.ll, -1);
+		xp_fb_vpval(fb, 4, XP_VP_FLOAT, &v);
+		CHECK(isinf(v.v.f) && v.v.f < 0);
+		xp_fb_vpval(fb, 5, XP_VP_FLOAT, &v);
+		CHECK(v.v.f == 0.25f);
+		xp_fb_vpval(fb, 6, XP_VP_DOUBLE, &v);
+		CHECK(isnan(v.v.d) && signbit(v.v.d));
+		xp_fb_vpval(fb, 7, XP_VP_DOUBLE, &v);
+		CHECK(v.v.d == 1000.0);
+		xp_fb_vpval(fb, 8, XP_VP_PROC, &v);
+		CHECK_STR(xp_fb_str(fb, v.v.proc.name), "f");
+		CHECK_STR(xp_fb_str(fb, v.v.proc.objfile), "o:bj");
+		xp_fb_vpval(fb, 9, XP_VP_PROC, &v);
+		CHECK_EQ(v.has_value, 0);
+		CHECK_EQ_U64(v.count, 9);
+	}
+	xp_fb_free(fb);
+	xp_diags_free(d);
+}
+
+/* Every error is reported, in order, with its position; no profile. */
+static void diagnostics(void)
+{
+	static const char text[] =
+		"PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+		"OBJFILE:/e.o 1 0 0 0 0x0 0\n"
+		"PROC: p 0x0 2 0 0 1 0 0 0\n"
+		"1 5\n"
+		"3 5\n"
+		"2 x\n"
+		"B1: 0\n";
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = parse_str(text, d, 0);
+	CHECK(fb == NULL);
+	/* The PROC's counts are not checked: one of its lines had a
+	 * syntax error. */
+	CHECK_EQ(xp_diags_count(d), 3);
+	if (xp_diags_count(d) == 3) {
+		const xp_diag *g = xp_diags_get(d, 0);
+		CHECK_EQ(g->line, 5);
+		CHECK_EQ(g->col, 1);
+		CHECK_STR(g->msg, "counter id 3 out of range [1..2]");
+		CHECK_STR(g->text, "3 5");
+		g = xp_diags_get(d, 1);
+		CHECK_EQ(g->line, 6);
+		CHECK_EQ(g->col, 3);
+		CHECK_STR(g->msg,
+		          "unexpected \"x\", expecting an unsigned integer");
+		g = xp_diags_get(d, 2);
+		CHECK_EQ(g->line, 7);
+		CHECK_STR(g->msg, "block id 1 out of range [1..0]");
+	}
+	xp_diags_free(d);
+
+	/* A count found wrong at the end of a section is reported at the
+	 * declaring field of its head line, copied while the section was
+	 * open (here past a chunk of other lines). */
+	sbuf s = { 0 };
+	sb_add(&s, "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+	           "OBJFILE:/e.o 1 0 0 0 0x0 0\n"
+	           "PROC: p 0x0 300000 0 0 1 1 0 0\n");
+	for (int i = 1; i <= 300000; i++)
+		sb_add(&s, "%d 5\n", i);
+	d = xp_diags_new(0);
+	xp_fb *fb2 = parse_str(s.p, d, 0);
+	CHECK(fb2 == NULL);
+	CHECK_EQ(xp_diags_count(d), 1);
+	if (xp_diags_count(d) == 1) {
+		const xp_diag *g = xp_diags_get(d, 0);
+		CHECK_EQ(g->line, 3);
+		CHECK_EQ(g->col, 26);
+		CHECK_STR(g->msg, "PROC declares 1 block, found 0");
+		CHECK_STR(g->text, "PROC: p 0x0 300000 0 0 1 1 0 0");
+	}
+	free(s.p);
+	xp_diags_free(d);
+}
+
+/* Parsing stops at the cap. */
+static void error_cap(void)
+{
+	sbuf s = { 0 };
+	sb_add(&s, "PROFILE-FEEDBACK-DATA: 4.4 0 1 0 0\nPROGRAM: p 0 0\n");
+	for (int i = 0; i < 50; i++)
+		sb_add(&s, "junk %d\n", i);
+	xp_diags *d = xp_diags_new(100);
+	xp_fb *fb = parse_str(s.p, d, 3);
+	CHECK(fb == NULL);
+	CHECK_EQ(xp_diags_count(d), 3);
+	xp_diags_free(d);
+	d = xp_diags_new(0);
+	fb = parse_str(s.p, d, 0);
+	CHECK_EQ(xp_diags_count(d), 20);
+	xp_diags_free(d);
+	free(s.p);
+}
+
+/* Inputs with no newline at the end, or nothing at all. */
+static void edges_of_input(void)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = parse_str("PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+	                      "OBJFILE:/a 0 0 0 0 0x0 0\nmax 5", d, 0);
+	CHECK(fb != NULL);
+	if (fb) {
+		CHECK_EQ(xp_fb_count(fb, XP_T_STATS), 1);
+	}
+	xp_fb_free(fb);
+	fb = parse_str("PROFILE-FEEDBACK-DATA: 4.4 0 0 0 0", d, 0);
+	CHECK(fb != NULL);
+	xp_fb_free(fb);
+	CHECK_EQ(xp_diags_count(d), 0);
+	fb = parse_str("", d, 0);
+	CHECK(fb == NULL);
+	CHECK_EQ(xp_diags_count(d), 1);
+	xp_diags_free(d);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		srcdir = argv[1];
+	RUN(corpus_canonical);
+	RUN(corpus_noncanonical);
+	RUN(chunk_boundaries);
+	RUN(long_line);
+	RUN(vp_values);
+	RUN(diagnostics);
+	RUN(error_cap);
+	RUN(edges_of_input);
+	return unit_done();
+}
