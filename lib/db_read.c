@@ -40,7 +40,7 @@ typedef struct {
 	uint32_t *sortbuf;             /* tuple ids of one procedure */
 } rd;
 
-enum { SM_USED = 1, SM_OBJFILE = 2 };
+enum { SM_USED = 1, SM_OBJFILE = 2, SM_COLON = 4 };
 
 static xp_err bad(rd *r, xp_err code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -63,18 +63,20 @@ static const char *tname(xp_table t)
 }
 
 /* The file offset of field f of record i of table t. */
-static uint64_t foff(const rd *r, xp_table t, uint32_t i, unsigned f)
+static inline uint64_t foff(const rd *r, xp_table t, uint32_t i, unsigned f)
 {
 	return r->off[XP_DBE_TABLE0 + t] +
 	       (uint64_t)i * xp_db_entry_recsize(XP_DBE_TABLE0 + t) + f;
 }
 
-static uint32_t get32(const rd *r, xp_table t, uint32_t i, unsigned f)
+static inline uint32_t get32(const rd *r, xp_table t, uint32_t i,
+                             unsigned f)
 {
 	return xp_get_le32(xp_rec(r->fb, t, i) + f);
 }
 
-static uint64_t get64(const rd *r, xp_table t, uint32_t i, unsigned f)
+static inline uint64_t get64(const rd *r, xp_table t, uint32_t i,
+                             unsigned f)
 {
 	return xp_get_le64(xp_rec(r->fb, t, i) + f);
 }
@@ -232,12 +234,17 @@ static xp_err check_strings(rd *r)
 		size_t n = (size_t)(nul - (s + pos));
 		if (n == 0)
 			return CORRUPT(r, sbase + pos, "string %u is empty", i);
-		for (size_t k = 0; k < n; k++)
+		for (size_t k = 0; k < n; k++) {
 			if (!str_is_valid_byte(s[pos + k]))
 				return CORRUPT(r, sbase + pos + k,
 				               "string %u holds byte 0x%02x (space, tab, "
 				               "CR and LF cannot appear in names)",
 				               i, s[pos + k]);
+			/* Remembered here so that checking the many
+			 * <proc>:<objfile> pairs needs no second scan. */
+			if (s[pos + k] == ':')
+				r->smark[i] |= SM_COLON;
+		}
 		if (prev) {
 			size_t m = prevlen < n ? prevlen : n;
 			int c = memcmp(prev, s + pos, m);
@@ -285,7 +292,7 @@ static xp_err pair_name(rd *r, xp_table t, uint32_t i, unsigned f,
 	xp_err err = str_ref(r, t, i, f, field, s, 0);
 	if (err)
 		return err;
-	if (strchr(xp_fb_str(r->fb, s), ':'))
+	if (r->smark[s] & SM_COLON)
 		return CORRUPT(r, foff(r, t, i, f),
 		               "%s[%u].%s \"%.40s\" holds ':'", tname(t), i, field,
 		               xp_fb_str(r->fb, s));
@@ -834,8 +841,7 @@ static xp_err check_all(rd *r)
 	r->stamp = calloc((size_t)m + 1, sizeof *r->stamp);
 	r->sortbuf = malloc(((size_t)fb->n[XP_T_TUPLES] + 1) *
 	                    sizeof *r->sortbuf);
-	r->smark = calloc((size_t)fb->nstr + 1, 1);
-	if (!r->stamp || !r->sortbuf || !r->smark)
+	if (!r->stamp || !r->sortbuf)
 		return XP_E_NOMEM;
 
 	if ((err = walk(r)) ||
@@ -893,7 +899,8 @@ xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
 		    r.base + dirfield(XP_DBE_TABLE0 + t, XP_DBE_COUNT));
 	}
 
-	err = check_strings(&r);
+	r.smark = calloc((size_t)fb->nstr + 1, 1);
+	err = r.smark ? check_strings(&r) : XP_E_NOMEM;
 	if (!err)
 		err = check_all(&r);
 	free(r.stamp);

@@ -20,31 +20,16 @@ static const char digits2[201] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* Number of decimal digits of v (1 for 0). */
-static inline size_t ndigits(uint64_t v)
+/* The 32-bit case: most fields are ids and small counts, and 32-bit
+ * division by a constant is cheaper than 64-bit. */
+static inline size_t fmt_u32(char *p, uint32_t v)
 {
-	size_t n = 1;
-	for (;;) {
-		if (v < 10)
-			return n;
-		if (v < 100)
-			return n + 1;
-		if (v < 1000)
-			return n + 2;
-		if (v < 10000)
-			return n + 3;
-		v /= 10000;
-		n += 4;
-	}
-}
-
-size_t xp_fmt_u64(char *p, uint64_t v)
-{
-	/* Digits go straight to their place, two at a time, from the end. */
-	size_t n = ndigits(v);
+	size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4
+	         : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7
+	         : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
 	char *q = p + n;
 	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
+		uint32_t r = v % 100;
 		v /= 100;
 		q -= 2;
 		memcpy(q, digits2 + 2 * r, 2);
@@ -54,6 +39,26 @@ size_t xp_fmt_u64(char *p, uint64_t v)
 	else
 		q[-1] = (char)('0' + v);
 	return n;
+}
+
+size_t xp_fmt_u64(char *p, uint64_t v)
+{
+	if (v <= UINT32_MAX)
+		return fmt_u32(p, (uint32_t)v);
+	/* Split off the low eight digits so that the rest is 32-bit work;
+	 * v < 2^64 has at most 20 digits, so the high part may itself need
+	 * one more split. */
+	uint64_t hi = v / 100000000;
+	uint32_t lo = (uint32_t)(v % 100000000);
+	size_t n = xp_fmt_u64(p, hi);
+	char *q = p + n + 8;
+	for (int i = 0; i < 4; i++) {
+		uint32_t r = lo % 100;
+		lo /= 100;
+		q -= 2;
+		memcpy(q, digits2 + 2 * r, 2);
+	}
+	return n + 8;
 }
 
 size_t xp_fmt_i64(char *p, int64_t v)

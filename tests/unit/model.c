@@ -1,0 +1,170 @@
+/*
+ * model.c - unit tests of the feedback model: the builder keeps records in
+ * the order given, seals with a sorted string table in which every string
+ * is used, renumbers references (VP_PROC values included), and builds the
+ * sorted indexes; number formatting reads back exactly.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "unit.h"
+
+static xp_str S(xp_fbb *b, const char *s)
+{
+	xp_str id = XP_NOSTR;
+	CHECK(xp_fbb_intern(b, s, strlen(s), &id) == XP_E_OK);
+	return id;
+}
+
+static void test_builder(void)
+{
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 7);
+	CHECK(b != NULL);
+	/* A string interned twice has one id; an unused one is dropped. */
+	CHECK(S(b, "zeta.o") == S(b, "zeta.o"));
+	S(b, "unused");
+
+	xp_objfile of = {.path = S(b, "zeta.o"), .tv_sec = 1, .tv_usec = 2,
+	                 .n_values_per_vp = 2, .signature = 0xabc,
+	                 .n_srcfile_names = 1};
+	CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+	CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 9) == XP_E_OK);
+	xp_proc pr = {.name = S(b, "main"), .signature = 5, .proc_id = 2,
+	              .n_vp_sites = 1, .n_srcmap_ops = 3};
+	CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+	CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 10) == XP_E_OK);
+	CHECK(xp_fbb_add_counter(b, 1, 9) == XP_E_OK);
+	CHECK(xp_fbb_add_counter(b, 2, 1) == XP_E_OK);
+	CHECK(xp_fbb_add_vp(b, 1, XP_VP_PROC) == XP_E_OK);
+	xp_vpval v = {.count = 4, .has_value = 1};
+	v.v.proc.name = S(b, "callee");
+	v.v.proc.objfile = S(b, "alpha.o");
+	CHECK(xp_fbb_add_vpval(b, &v) == XP_E_OK);
+	xp_vpval empty = {.count = 0, .has_value = 0};
+	CHECK(xp_fbb_add_vpval(b, &empty) == XP_E_OK);
+	pr.name = S(b, "aaa");
+	pr.proc_id = 1;
+	CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+	of.path = S(b, "alpha.o");
+	CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+	CHECK(xp_fbb_begin_program(b, S(b, "a.out")) == XP_E_OK);
+	CHECK(xp_fbb_add_objref(b, S(b, "zeta.o")) == XP_E_OK);
+	CHECK(xp_fbb_begin_objfile(b, &(xp_objfile){.path = S(b, "mid.o")}) ==
+	      XP_E_OK);
+	/* A record with nowhere to go is refused. */
+	CHECK(xp_fbb_begin_srcline(b, 1, 0) == XP_E_INVAL);
+
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	if (!fb)
+		return;
+
+	/* Strings: sorted, unique, all used. */
+	const char *want[] = {"a.out", "aaa", "alpha.o", "callee", "main",
+	                      "mid.o", "zeta.o"};
+	CHECK(xp_fb_nstrings(fb) == 7);
+	for (uint32_t i = 0; i < 7 && i < xp_fb_nstrings(fb); i++)
+		CHECK(strcmp(xp_fb_str(fb, i), want[i]) == 0);
+	CHECK(xp_fb_find_str(fb, "main", 4) == 4);
+	CHECK(xp_fb_find_str(fb, "unused", 6) == XP_NOSTR);
+
+	/* Runs: objfile x2, program, objfile. */
+	CHECK(xp_fb_count(fb, XP_T_RUNS) == 3);
+	xp_run r;
+	xp_fb_run(fb, 0, &r);
+	CHECK(r.kind == XP_SEC_OBJFILE && r.count == 2);
+	xp_fb_run(fb, 1, &r);
+	CHECK(r.kind == XP_SEC_PROGRAM && r.count == 1);
+
+	/* Records keep text order, references renumbered. */
+	xp_objfile o;
+	xp_fb_objfile(fb, 0, &o);
+	CHECK(strcmp(xp_fb_str(fb, o.path), "zeta.o") == 0);
+	CHECK(o.n_procs == 2 && o.first_proc == 0 && o.n_stats == 1);
+	xp_proc p;
+	xp_fb_proc(fb, 0, &p);
+	CHECK(strcmp(xp_fb_str(fb, p.name), "main") == 0);
+	CHECK(p.n_counters == 2 && p.n_vps == 1 && p.n_stats == 1);
+	CHECK(p.first_stat == 1);
+	xp_vp vp;
+	xp_fb_vp(fb, 0, &vp);
+	xp_fb_vpval(fb, 0, vp.type, &v);
+	CHECK(v.has_value && v.count == 4);
+	CHECK(strcmp(xp_fb_str(fb, v.v.proc.name), "callee") == 0);
+	CHECK(strcmp(xp_fb_str(fb, v.v.proc.objfile), "alpha.o") == 0);
+	xp_fb_vpval(fb, 1, vp.type, &v);
+	CHECK(!v.has_value && v.count == 0);
+
+	/* Indexes: objfiles by path, procs by (objfile path, name). */
+	CHECK(xp_fb_index(fb, XP_T_IDX_OBJFILES, 0) == 1); /* alpha.o */
+	CHECK(xp_fb_index(fb, XP_T_IDX_OBJFILES, 1) == 2); /* mid.o */
+	CHECK(xp_fb_index(fb, XP_T_IDX_OBJFILES, 2) == 0); /* zeta.o */
+	CHECK(xp_fb_index(fb, XP_T_IDX_PROCS, 0) == 1);    /* zeta.o:aaa */
+	CHECK(xp_fb_index(fb, XP_T_IDX_PROCS, 1) == 0);    /* zeta.o:main */
+	CHECK(xp_fb_find_objfile(fb, "mid.o") == 2);
+	CHECK(xp_fb_find_objfile(fb, "nope.o") == UINT32_MAX);
+	xp_fb_free(fb);
+}
+
+static void test_numbers(void)
+{
+	char buf[64];
+	CHECK(xp_fmt_u64(buf, 0) == 1 && buf[0] == '0');
+	buf[xp_fmt_u64(buf, UINT64_MAX)] = 0;
+	CHECK(strcmp(buf, "18446744073709551615") == 0);
+	/* Around the 32-bit fast path and the eight-digit split. */
+	const uint64_t edge[] = {4294967295u, 4294967296u, 99999999, 100000000,
+	                         10000000000000000000u, 1000000000000000001u};
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "%llu", (unsigned long long)edge[i]);
+		buf[xp_fmt_u64(buf, edge[i])] = 0;
+		CHECK(strcmp(buf, want) == 0);
+	}
+	buf[xp_fmt_i64(buf, INT64_MIN)] = 0;
+	CHECK(strcmp(buf, "-9223372036854775808") == 0);
+	buf[xp_fmt_hex64(buf, 0)] = 0;
+	CHECK(strcmp(buf, "0") == 0);
+	buf[xp_fmt_hex64(buf, 0xDEADbeef0ULL)] = 0;
+	CHECK(strcmp(buf, "deadbeef0") == 0);
+
+	/* Shortest text that reads back to the same bits. */
+	buf[xp_fmt_double(buf, 0.1)] = 0;
+	CHECK(strcmp(buf, "0.1") == 0);
+	buf[xp_fmt_float(buf, 0.1f)] = 0;
+	CHECK(strcmp(buf, "0.1") == 0);
+	buf[xp_fmt_double(buf, -0.0)] = 0;
+	CHECK(strcmp(buf, "-0") == 0);
+	buf[xp_fmt_double(buf, -INFINITY)] = 0;
+	CHECK(strcmp(buf, "-inf") == 0);
+	buf[xp_fmt_double(buf, -NAN)] = 0;
+	CHECK(strcmp(buf, "-nan") == 0);
+	double vals[] = {1e300, 5e-324, 1.0 / 3, 123456789.125, -2.5e-7};
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		double back = 0;
+		size_t n = xp_fmt_double(buf, vals[i]);
+		CHECK(xp_parse_double(buf, n, &back) == 0);
+		CHECK(memcmp(&back, &vals[i], sizeof back) == 0);
+	}
+	float f = 0;
+	CHECK(xp_parse_float("1e39", 4, &f) == 1);     /* overflows float */
+	CHECK(xp_parse_float("0x1p3", 5, &f) == 0 && f == 8.0f);
+	CHECK(xp_parse_float("INF", 3, &f) == 0 && isinf(f));
+	CHECK(xp_parse_float("1.5x", 4, &f) == -1);
+	double d = 0;
+	CHECK(xp_parse_double("nan(0x5)", 8, &d) == 0 && isnan(d));
+	uint64_t bits;
+	memcpy(&bits, &d, 8);
+	CHECK(bits == 0x7ff8000000000000ULL);         /* payload dropped */
+}
+
+int main(void)
+{
+	RUN(test_builder);
+	RUN(test_numbers);
+	return unit_done();
+}
