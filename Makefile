@@ -62,7 +62,7 @@ GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
             $(B)/gen/crc32c_table.h
 LIB_OBJS := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
             $(patsubst $(B)/gen/%.c,$(B)/gen/%.o,$(GEN_SRCS))
-LIB_HDRS := lib/xprof.h lib/internal.h
+LIB_HDRS := $(wildcard lib/*.h grammar/*.h)
 
 # Test programs: one binary per tests/unit/*.c, and the fuzz-corpus replay
 # driver.  Both are built by `make check`, not by plain `make`.
@@ -70,7 +70,15 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 REPLAY := $(B)/tests/fuzz_replay
 REPLAY_SRC := $(wildcard tests/fuzz/replay.c)
-TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY))
+# The checks that the replay driver and the fuzz targets share.
+FUZZ_COMMON := $(filter-out tests/fuzz/replay.c tests/fuzz/fuzz_%.c, \
+                 $(sort $(wildcard tests/fuzz/*.c)))
+FUZZ_HDRS := $(wildcard tests/fuzz/*.h)
+# The benchmark's generator of large texts also makes the small generated
+# texts of tests/gen.sh.
+BENCH_GEN := $(B)/bench/gen
+TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY)) \
+             $(if $(wildcard bench/gen.c),$(BENCH_GEN))
 
 # Everything a test needs to find, handed to tests/run.sh and its scripts.
 TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
@@ -83,6 +91,8 @@ TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
 # The sanitizer build: no recovery, so that the first finding fails the run.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer
+ASAN_MAKEFLAGS := O=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' \
+                  NODEPS=1 XP_SANITIZE=1
 ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -154,8 +164,10 @@ $(BTOA): btoa/main.c $(LIB) | $(O)/btoa
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB) $(LIB_HDRS) | $(B)/tests
 	$(CC) $(XCFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
 
-$(REPLAY): tests/fuzz/replay.c $(LIB) $(LIB_HDRS) | $(B)/tests
-	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(REPLAY): tests/fuzz/replay.c $(FUZZ_COMMON) $(FUZZ_HDRS) $(LIB) $(LIB_HDRS) \
+          | $(B)/tests
+	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) -o $@ \
+	    tests/fuzz/replay.c $(FUZZ_COMMON) $(LIB) $(XLIBS)
 
 .PHONY: test-bins
 test-bins: $(LIB) $(TOOLS) $(TEST_BINS)
@@ -167,15 +179,16 @@ check-run: test-bins
 	@$(TEST_ENV) $(SHELL) tests/run.sh
 
 # Replays every stored input through the replay driver: the fuzz corpus,
-# the valid test data and the inputs that must be rejected.  The driver's
-# exit status says whether anything went wrong beyond a clean rejection.
-REPLAY_INPUTS = $(wildcard tests/fuzz/corpus/* tests/data/* tests/bad/*)
+# the valid test data and the inputs that must be rejected (folders are
+# walked).  The driver prints a FAIL line per broken promise and a
+# summary, and its exit status says whether anything went wrong beyond a
+# clean rejection.
+REPLAY_INPUTS = $(wildcard tests/fuzz/corpus tests/data tests/bad)
 .PHONY: replay-run
 replay-run: $(if $(REPLAY_SRC),$(REPLAY))
 	@if [ -z "$(REPLAY_SRC)" ]; then \
 	    echo "replay: tests/fuzz/replay.c is missing"; exit 1; fi
-	@echo "replay: $(words $(REPLAY_INPUTS)) inputs through $(REPLAY)"
-	@$(REPLAY) $(REPLAY_INPUTS) >/dev/null
+	$(REPLAY) $(REPLAY_INPUTS)
 
 .PHONY: check
 check:
@@ -185,9 +198,12 @@ check:
 .PHONY: check-asan
 check-asan:
 	@$(DEPS) --install
-	@$(ASAN_ENV) $(MAKE) --no-print-directory O=build-asan \
-	    CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' NODEPS=1 \
-	    XP_SANITIZE=1 check-run replay-run
+	@status=0; \
+	$(ASAN_ENV) $(MAKE) --no-print-directory $(ASAN_MAKEFLAGS) replay-run \
+	    || status=1; \
+	$(ASAN_ENV) $(MAKE) --no-print-directory $(ASAN_MAKEFLAGS) check-run \
+	    || status=1; \
+	exit $$status
 
 # Demo --------------------------------------------------------------------
 
@@ -195,8 +211,8 @@ check-asan:
 demo:
 	@$(DEPS) --install
 	@$(MAKE) --no-print-directory NODEPS=1 all
-	@$(SHELL) build-aux/demo.sh '$(ATOB)' '$(BTOA)' \
-	    examples/wc.text '$(B)/demo'
+	@$(SHELL) build-aux/demo.sh '$(ATOB:./%=%)' '$(BTOA:./%=%)' \
+	    examples/wc.text '$(B:./%=%)/demo'
 
 # Fuzzing -----------------------------------------------------------------
 
@@ -214,9 +230,11 @@ fuzz:
 
 fuzz-build: $(FUZZ_BINS)
 
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB) $(LIB_HDRS) | $(B)/fuzz
-	$(CC) $(XCFLAGS) $(CFLAGS) -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(LIB) $(XLIBS)
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_COMMON) $(FUZZ_HDRS) $(LIB) $(LIB_HDRS) \
+             | $(B)/fuzz
+	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_COMMON) \
+	    $(LIB) $(XLIBS)
 
 fuzz-run: fuzz
 	@if $(SHELL) build-aux/have-libfuzzer.sh '$(FUZZ_CC)'; then \
@@ -232,11 +250,11 @@ bench:
 	@$(MAKE) --no-print-directory O=build-bench CFLAGS='-O2 -g -DNDEBUG' \
 	    NODEPS=1 bench-run
 
-bench-run: $(LIB) $(TOOLS) $(B)/bench/gen
+bench-run: $(LIB) $(TOOLS) $(BENCH_GEN)
 	ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
-	    BENCH_GEN='$(abspath $(B)/bench/gen)' $(SHELL) bench/run.sh
+	    BENCH_GEN='$(abspath $(BENCH_GEN))' $(SHELL) bench/run.sh
 
-$(B)/bench/gen: bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
+$(BENCH_GEN): bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
 
 # Install -----------------------------------------------------------------
@@ -245,9 +263,14 @@ MAN1 := $(sort $(wildcard docs/*.1))
 MAN5 := $(sort $(wildcard docs/*.5))
 XP_VERSION = $(shell sed -n 's/^\#define XP_VERSION_STRING "\(.*\)"/\1/p' lib/xprof.h)
 
+# Directories below the prefix are written relative to it, so that
+# pkg-config --define-prefix and --define-variable=prefix=... can move them.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
 $(B)/xprof.pc: xprof.pc.in lib/xprof.h FORCE | $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(XP_VERSION)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(XP_VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(XLIBS)|g' xprof.pc.in > $@.tmp && mv $@.tmp $@
 
 .PHONY: install uninstall FORCE
@@ -274,5 +297,5 @@ uninstall:
 
 .PHONY: clean
 clean:
-	rm -rf build build-asan build-fuzz build-bench lib/libxprof.a \
-	    $(TOOLS) xprof.pc
+	rm -rf build build-asan build-fuzz build-bench $(B) $(LIB) $(TOOLS) \
+	    lib/libxprof.a atob/xprof_atob btoa/xprof_btoa xprof.pc

@@ -1,0 +1,84 @@
+#!/bin/sh
+# deps.sh - checks that the tools and headers xprof needs are present.
+#
+#   deps.sh --build     check what `make` needs to build the library and
+#                       the tools; report what is missing, install nothing
+#   deps.sh --install   check what the build and the test suite need; when
+#                       something is missing, install it with apt-get if
+#                       running as root, otherwise name the command to run
+#
+# Each need is a command or a file, paired with the Debian package that
+# provides it.  Exit status: 0 all present, 1 something is missing.
+
+mode=${1:---build}
+case $mode in
+--build|--install) ;;
+*) echo "usage: deps.sh [--build | --install]" >&2; exit 2 ;;
+esac
+
+# The first word of $CC is the compiler's command ("gcc -m32" runs gcc).
+cc_cmd=${CC:-cc}
+cc_cmd=${cc_cmd%% *}
+
+# "what package" lines: a command name, or a path starting with /.
+build_needs="
+$cc_cmd gcc
+/usr/include/stdio.h libc6-dev
+make make
+flex flex
+bison bison
+ar binutils
+/usr/include/bfd.h binutils-dev
+"
+# The test suite compares files byte for byte (cmp, diff), dumps and
+# patches binary files (od, dd), inspects the library's symbols (nm,
+# objdump), bounds every test's time (timeout) and counts with awk.
+test_needs="
+cmp diffutils
+diff diffutils
+od coreutils
+dd coreutils
+timeout coreutils
+mktemp coreutils
+nm binutils
+objdump binutils
+awk mawk
+"
+
+needs=$build_needs
+[ "$mode" = --install ] && needs="$build_needs$test_needs"
+
+# Prints the packages whose command or file is missing, each once.
+missing() {
+	echo "$needs" | while read -r what pkg; do
+		[ -n "$what" ] || continue
+		case $what in
+		/*) [ -e "$what" ] && continue ;;
+		*) command -v "$what" >/dev/null 2>&1 && continue ;;
+		esac
+		echo "$pkg"
+	done
+}
+
+pkgs=$(missing | sort -u | tr '\n' ' ')
+pkgs=${pkgs% }
+[ -z "$pkgs" ] && exit 0
+
+if [ "$mode" = --install ] && [ "$(id -u)" = 0 ] &&
+   command -v apt-get >/dev/null 2>&1; then
+	echo "xprof: installing missing build dependencies: $pkgs"
+	export DEBIAN_FRONTEND=noninteractive
+	# The word splitting of $pkgs is wanted: one argument per package.
+	# shellcheck disable=SC2086
+	if apt-get update && apt-get install -y --no-install-recommends $pkgs
+	then
+		still=$(missing | sort -u | tr '\n' ' ')
+		still=${still% }
+		[ -z "$still" ] && exit 0
+		echo "xprof: still missing after apt-get install: $still" >&2
+	fi
+	exit 1
+fi
+
+echo "xprof: missing build dependencies; run: sudo apt-get install -y $pkgs" >&2
+exit 1

@@ -1,0 +1,117 @@
+#!/bin/sh
+# buildaux.sh - tests of the scripts the Makefile runs: the dependency
+# check (build-aux/deps.sh) and the demo (build-aux/demo.sh).
+#
+# deps.sh is run with stand-ins for id and apt-get first on PATH, so that
+# both the root and the non-root paths are taken without installing
+# anything; a compiler that does not exist (CC=...) is the missing need.
+#
+# Environment: ATOB, BTOA, SRCDIR, TMPDIR (see tests/run.sh).
+# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
+
+: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${TMPDIR:=/tmp}"
+: "${ATOB:?ATOB must name xprof_atob}"
+: "${BTOA:?BTOA must name xprof_btoa}"
+cd "$SRCDIR" || exit 2
+
+failed=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failed=1; }
+
+work=$TMPDIR/buildaux
+rm -rf "$work"
+mkdir -p "$work/bin" || exit 2
+
+# Stand-ins: id reports $FAKE_UID; apt-get logs its arguments.
+cat > "$work/bin/id" <<'EOF'
+#!/bin/sh
+echo "${FAKE_UID:-1000}"
+EOF
+cat > "$work/bin/apt-get" <<EOF
+#!/bin/sh
+echo "apt-get \$*" >> "$work/apt.log"
+EOF
+chmod +x "$work/bin/id" "$work/bin/apt-get"
+fakepath=$work/bin:$PATH
+nocc=xprof-no-such-compiler
+
+# expect CASE STATUS STDOUT STDERR: compares the last run's results.
+expect() {
+	why=
+	[ "$st" = "$2" ] || why="$why exit status $st, want $2;"
+	[ "$(cat "$work/out")" = "$3" ] || why="$why stdout '$(cat "$work/out")';"
+	[ "$(cat "$work/err")" = "$4" ] || why="$why stderr '$(cat "$work/err")';"
+	if [ -z "$why" ]; then pass "$1"; else fail "$1:$why"; fi
+}
+
+# Everything present: nothing said, status 0.
+sh build-aux/deps.sh --build > "$work/out" 2> "$work/err"
+st=$?
+expect "deps --build with everything present" 0 "" ""
+
+# Not root: the exact command to run, status 1, nothing installed.
+rm -f "$work/apt.log"
+PATH=$fakepath FAKE_UID=1000 CC="$nocc -O2" sh build-aux/deps.sh --install \
+    > "$work/out" 2> "$work/err"
+st=$?
+expect "deps --install as a user names the apt-get command" 1 "" \
+    "xprof: missing build dependencies; run: sudo apt-get install -y gcc"
+if [ -e "$work/apt.log" ]; then
+	fail "deps --install as a user runs no apt-get: it ran $(cat "$work/apt.log")"
+else
+	pass "deps --install as a user runs no apt-get"
+fi
+
+# Plain make never installs, even as root.
+PATH=$fakepath FAKE_UID=0 CC=$nocc sh build-aux/deps.sh --build \
+    > "$work/out" 2> "$work/err"
+st=$?
+expect "deps --build as root only reports" 1 "" \
+    "xprof: missing build dependencies; run: sudo apt-get install -y gcc"
+if [ -e "$work/apt.log" ]; then
+	fail "deps --build as root runs no apt-get: it ran $(cat "$work/apt.log")"
+else
+	pass "deps --build as root runs no apt-get"
+fi
+
+# Root: apt-get update once, then install the package; the stand-in
+# installs nothing, so the script must notice the need is still unmet.
+PATH=$fakepath FAKE_UID=0 CC=$nocc sh build-aux/deps.sh --install \
+    > "$work/out" 2> "$work/err"
+st=$?
+want_log="apt-get update
+apt-get install -y --no-install-recommends gcc"
+if [ "$st" = 1 ] && [ "$(cat "$work/apt.log" 2>/dev/null)" = "$want_log" ] &&
+   grep -qx "xprof: installing missing build dependencies: gcc" "$work/out" &&
+   grep -qx "xprof: still missing after apt-get install: gcc" "$work/err"
+then
+	pass "deps --install as root runs apt-get update and install"
+else
+	fail "deps --install as root runs apt-get update and install:" \
+	    "status $st, apt-get calls: $(cat "$work/apt.log" 2>/dev/null)"
+fi
+
+# The demo: the bundled example goes round unchanged.
+if sh build-aux/demo.sh "$ATOB" "$BTOA" examples/wc.text "$work/demo" \
+    > "$work/out" 2>&1 && grep -q 'are identical' "$work/out" &&
+   cmp -s examples/wc.text "$work/demo/wc.text"; then
+	pass "demo round trip of examples/wc.text"
+else
+	fail "demo round trip of examples/wc.text: $(tail -n 3 "$work/out")"
+fi
+
+# A text that is valid but not canonical comes back different, and the
+# demo must say so with a non-zero status.
+sed 's/^max 1204$/max  1204/' examples/wc.text > "$work/spaced.text"
+if sh build-aux/demo.sh "$ATOB" "$BTOA" "$work/spaced.text" "$work/demo2" \
+    > "$work/out" 2>&1; then
+	fail "demo fails when the text comes back different: it exited 0"
+elif grep -q 'differs from' "$work/out"; then
+	pass "demo fails when the text comes back different"
+else
+	fail "demo fails when the text comes back different: $(tail -n 3 "$work/out")"
+fi
+
+rm -rf "$work"
+exit $failed

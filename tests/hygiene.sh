@@ -1,0 +1,178 @@
+#!/bin/sh
+# hygiene.sh - checks the rules the library keeps that a compiler and the
+# object files can prove: it compiles warning-free, holds no mutable
+# global state, and never prints or ends the process.
+#
+# Cases:
+#   warnings lib/X.c          lib/X.c compiles with the build's flags plus
+#                             -Werror (-std=c11 -Wall -Wextra and more)
+#   warnings gen/X.c          the same for the generated grammar code, with
+#                             the few warnings the Makefile relaxes for it
+#   no mutable globals X.o    no symbol in .data, .bss, thread-local or
+#                             common storage.  nm marks read-only tables
+#                             of pointers ('static const char *const t[]')
+#                             as 'd' because in position-independent code
+#                             they sit in .data.rel.ro, which is read-only
+#                             once relocated; objdump names the section, so
+#                             those are told apart from writable data
+#   no output or exit X.o     no reference to stdio output, stdout/stderr,
+#                             exit/abort or assert (which aborts)
+#
+# The object checks look at $XP_O/lib/libxprof.a.  Under the sanitizers
+# (XP_SANITIZE=1) the instrumented objects carry the sanitizers' own data
+# and calls, and without optimization dead code stays (see below), so then
+# the checks look at the objects this script compiled itself with the
+# plain flags and -O2 instead.
+
+: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${XP_O:=$SRCDIR}"
+: "${XP_BUILD:=$XP_O/build}"
+: "${TMPDIR:=/tmp}"
+: "${XP_CC:=cc}"
+: "${XP_CFLAGS=-O2 -g}"
+: "${XP_XCFLAGS:=-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Ilib -I$XP_BUILD/gen}"
+cd "$SRCDIR" || exit 2
+
+failed=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failed=1; }
+
+objdir=$TMPDIR/hygiene
+mkdir -p "$objdir" || exit 2
+
+# Compiler warnings ---------------------------------------------------------
+
+# The flags of this build without its sanitizer options, which are not
+# what this check is about and would only slow it down.
+cflags=
+for f in $XP_CFLAGS; do
+	case $f in
+	-fsanitize*|-fno-sanitize*) ;;
+	*) cflags="$cflags $f" ;;
+	esac
+done
+# Flow-based warnings (maybe-uninitialized and the like) need optimization;
+# the last -O wins, so this one holds whatever the build used.
+cflags="$cflags -O2"
+
+# compile CASE SRC OBJ EXTRA...: compiles with -Werror, reports the case.
+compile() {
+	case_name=$1 src=$2 obj=$3
+	shift 3
+	# The flag lists are split into words on purpose.
+	# shellcheck disable=SC2086
+	if out=$($XP_CC $XP_XCFLAGS "$@" -Werror $cflags -c -o "$obj" "$src" 2>&1)
+	then
+		pass "$case_name"
+	else
+		fail "$case_name: compiler output follows"
+		echo "$out" | head -n 30
+	fi
+}
+
+nsrc=0
+for src in lib/*.c; do
+	[ -f "$src" ] || continue
+	nsrc=$((nsrc + 1))
+	compile "warnings $src" "$src" "$objdir/$(basename "$src" .c).o"
+done
+[ "$nsrc" -gt 0 ] || fail "warnings: no lib/*.c found"
+
+for src in "$XP_BUILD"/gen/*.c; do
+	[ -f "$src" ] || continue
+	compile "warnings gen/$(basename "$src")" "$src" \
+	    "$objdir/$(basename "$src" .c).o" \
+	    -Wno-unused-function -Wno-sign-compare -Wno-missing-prototypes \
+	    -Igrammar
+done
+
+# Objects -----------------------------------------------------------------
+
+# gcc keeps unreferenced static functions when it does not optimize, and
+# the flex skeleton always defines yy_fatal_error(), which prints and
+# exits, even when the scanner replaces every use of it; so objects built
+# without optimization are not judged either, for dead code.
+opt=-O0
+for f in $XP_CFLAGS; do
+	case $f in
+	-O*) opt=$f ;;
+	esac
+done
+
+lib=$XP_O/lib/libxprof.a
+if [ "${XP_SANITIZE:-}" = 1 ] || [ "$opt" = -O0 ]; then
+	objs=$(ls "$objdir"/*.o 2>/dev/null)
+else
+	if [ ! -f "$lib" ]; then
+		fail "library: $lib is missing"
+		exit 1
+	fi
+	rm -rf "$objdir/ar" && mkdir "$objdir/ar" || exit 2
+	(cd "$objdir/ar" && ar x "$lib") || { fail "library: ar x $lib"; exit 1; }
+	objs=$(ls "$objdir"/ar/*.o 2>/dev/null)
+fi
+[ -n "$objs" ] || fail "library: no object files to check"
+
+# Symbols that mean output to a stream, the standard streams themselves, or
+# ending the process.  The _chk names are what _FORTIFY_SOURCE turns the
+# printf family into.
+forbidden='printf fprintf vprintf vfprintf dprintf vdprintf puts fputs
+putchar putc fputc putw fwrite perror psignal psiginfo fflush
+__printf_chk __fprintf_chk __vprintf_chk __vfprintf_chk __dprintf_chk
+__vdprintf_chk __fwrite_chk
+stdout stderr stdin _IO_stdout _IO_stderr
+exit _exit _Exit quick_exit abort __assert_fail __assert_perror_fail
+__assert err errx warn warnx verr verrx vwarn vwarnx error error_at_line
+syslog vsyslog'
+
+for obj in $objs; do
+	name=$(basename "$obj")
+
+	# Writable storage: .data, .bss and their sub-sections, thread-local
+	# data and common symbols, but not .data.rel.ro (see above) and not
+	# section or file symbols (flag 'd' or 'f').
+	writable=$(objdump -t "$obj" | awk -F '\t' '
+		NF >= 2 {
+			n = split($1, w, " ")
+			sec = w[n]
+			flags = substr($1, length(w[1]) + 2, 7)
+			if (flags ~ /[df]/) next
+			if (sec ~ /^\.data\.rel\.ro/) next
+			if (sec ~ /^(\.data|\.bss|\.tdata|\.tbss|\*COM\*)/) {
+				split($2, s, " ")
+				printf "%s%s (%s)", sep, s[2], sec
+				sep = ", "
+			}
+		}')
+	if [ -z "$writable" ]; then
+		pass "no mutable globals $name"
+	else
+		fail "no mutable globals $name: $writable"
+	fi
+
+	# The flex scanner's skeleton points its unused default input and
+	# output streams at stdin and stdout when a scan starts; the scanner
+	# reads from memory and never touches them, so only those two
+	# references are accepted, and only in the scanner.
+	allowed=
+	case $name in
+	*.lex.o) allowed=' stdin stdout ' ;;
+	esac
+	bad=
+	for sym in $(nm -u "$obj" | awk '{ print $NF }' | sed 's/@.*//'); do
+		for f in $forbidden; do
+			[ "$sym" = "$f" ] || continue
+			case $allowed in
+			*" $sym "*) ;;
+			*) bad="$bad $sym" ;;
+			esac
+		done
+	done
+	if [ -z "$bad" ]; then
+		pass "no output or exit $name"
+	else
+		fail "no output or exit $name: references$bad"
+	fi
+done
+
+exit $failed
