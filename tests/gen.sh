@@ -1,0 +1,117 @@
+#!/bin/sh
+# gen.sh - round trips of generated feedback texts.
+#
+# The benchmark's generator (bench/gen.c, built as $XP_BUILD/bench/gen)
+# writes valid canonical texts of any size.  Here it makes small ones of
+# every data type and shape, with different seeds, and each must survive
+#
+#   xprof_atob TEXT DIR; xprof_btoa [-t TYPE] DIR OUT     OUT == TEXT
+#   xprof_atob OUT DIR2                                   DIR2 == DIR
+#
+# byte for byte.  One more case checks that the generator is deterministic
+# (same seed, same text; another seed, another text), which the benchmark's
+# cache relies on.
+#
+# Environment: ATOB, BTOA, XP_BUILD, TMPDIR (see tests/run.sh).
+# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
+
+set -u
+
+: "${ATOB:?ATOB must name xprof_atob}"
+: "${BTOA:?BTOA must name xprof_btoa}"
+: "${XP_BUILD:?XP_BUILD must name the build directory}"
+: "${TMPDIR:=/tmp}"
+
+GEN=$XP_BUILD/bench/gen
+work=$TMPDIR/gen
+failed=0
+
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failed=1; }
+
+if [ ! -x "$GEN" ]; then
+	echo "FAIL gen: generator not built: $GEN"
+	exit 1
+fi
+rm -rf "$work"
+mkdir -p "$work" || exit 2
+
+# same_tree A B: the files of two profile directories are identical.
+same_tree() {
+	(cd "$1" && find . -type f | sort) > "$work/ta" || return 1
+	(cd "$2" && find . -type f | sort) > "$work/tb" || return 1
+	cmp -s "$work/ta" "$work/tb" || return 1
+	while read -r f; do
+		cmp -s "$1/$f" "$2/$f" || return 1
+	done < "$work/ta"
+}
+
+# roundtrip NAME TYPE GEN-OPTIONS...: one generated text through both tools.
+roundtrip() {
+	name=$1 type=$2
+	shift 2
+	d=$work/$name
+	mkdir -p "$d" || exit 2
+	if ! "$GEN" "$@" > "$d/in.text" 2> "$d/gen.err"; then
+		fail "$name: generator failed: $(head -n 1 "$d/gen.err")"
+		return
+	fi
+	if ! head -n 1 "$d/in.text" | grep -q '^PROFILE-FEEDBACK-DATA: 4\.[34] '; then
+		fail "$name: generator wrote no header"
+		return
+	fi
+	if ! "$ATOB" "$d/in.text" "$d/p1" > "$d/atob.out" 2>&1; then
+		fail "$name: xprof_atob rejected the text: $(head -n 3 "$d/atob.out" | tr '\n' ' ')"
+		return
+	fi
+	case $type in
+	feedback) set -- ;;
+	objfd) set -- -t objfd /build/src/module_0/file_0.o ;;
+	*) set -- -t "$type" ;;
+	esac
+	if ! "$BTOA" "$@" "$d/p1" "$d/out.text" > "$d/btoa.out" 2>&1; then
+		fail "$name: xprof_btoa failed: $(head -n 3 "$d/btoa.out" | tr '\n' ' ')"
+		return
+	fi
+	if ! cmp -s "$d/in.text" "$d/out.text"; then
+		fail "$name: btoa(atob(text)) differs from text: $(cmp "$d/in.text" "$d/out.text" 2>&1)"
+		return
+	fi
+	if ! "$ATOB" "$d/out.text" "$d/p2" > "$d/atob2.out" 2>&1; then
+		fail "$name: xprof_atob rejected btoa's output"
+		return
+	fi
+	if ! same_tree "$d/p1" "$d/p2"; then
+		fail "$name: atob(btoa(db)) differs from db"
+		return
+	fi
+	pass "$name"
+	rm -rf "$d"
+}
+
+roundtrip "gen feedback seed 1" feedback -s 1 -n 400
+roundtrip "gen feedback seed 2 interleaved" feedback -s 2 -n 3000 -i
+roundtrip "gen feedback seed 3 2 MiB" feedback -s 3 -m 2
+roundtrip "gen tcovd seed 4" tcovd -s 4 -n 1500 -t tcovd
+roundtrip "gen tcovsd seed 5 interleaved" tcovsd -s 5 -n 1500 -t tcovsd -i
+roundtrip "gen objfd seed 6" objfd -s 6 -n 1500 -t objfd
+roundtrip "gen version 4.3 seed 7" feedback -s 7 -n 1500 -3
+roundtrip "gen feedback seed 8 tiny" feedback -s 8 -n 1
+
+# Determinism.
+if "$GEN" -s 11 -n 2000 > "$work/a.text" &&
+   "$GEN" -s 11 -n 2000 > "$work/b.text" &&
+   "$GEN" -s 12 -n 2000 > "$work/c.text"; then
+	if ! cmp -s "$work/a.text" "$work/b.text"; then
+		fail "gen deterministic: the same seed gave two texts"
+	elif cmp -s "$work/a.text" "$work/c.text"; then
+		fail "gen deterministic: two seeds gave the same text"
+	else
+		pass "gen deterministic"
+	fi
+else
+	fail "gen deterministic: generator failed"
+fi
+
+[ "$failed" -eq 0 ] && rm -rf "$work"
+exit "$failed"
