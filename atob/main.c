@@ -1,0 +1,187 @@
+/*
+ * xprof_atob - convert profile feedback text into a profile directory.
+ *
+ *   xprof_atob file [profile_directory]
+ *
+ * The text (xprof_text(5)) is parsed completely before anything is
+ * written, so a text with errors leaves the profile directory exactly as
+ * it was (or absent).  The header's type decides which database of the
+ * directory receives the data (see xprof_db(5)).  A feedback database file
+ * is accepted as input too and is stored as it is, after being checked.
+ *
+ * Exit status: 0 on success, 2 on any trouble.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xprof.h"
+
+#define PROG "xprof_atob"
+#define DEFAULT_DIR "atob.profile"
+#define MAX_ERRORS 20
+
+static const char usage_text[] =
+	"usage: " PROG " file [profile_directory]\n"
+	"       " PROG " -h | -V\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+/* Reports a command line problem and returns the exit status for it. */
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", PROG, msg);
+	usage(stderr);
+	return 2;
+}
+
+/*
+ * Prints the diagnostics of a failed run, sorted by position.  When the
+ * list is empty the error code alone is reported under the input's name,
+ * so that no failure goes unexplained.
+ */
+static void print_diags(xp_diags *d, xp_err err, const char *name)
+{
+	size_t i, n;
+
+	xp_diags_sort(d);
+	n = xp_diags_count(d);
+	for (i = 0; i < n; i++) {
+		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
+
+		if (s == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG,
+			        xp_strerror(XP_E_NOMEM));
+			return;
+		}
+		fputs(s, stderr);
+		free(s);
+	}
+	if (n == 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
+	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
+		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
+}
+
+/*
+ * Loads the input into a profile.  A regular file that starts like a
+ * database is opened as one; everything else is parsed as text while it
+ * is read, so standard input and pipes work without being held whole.
+ */
+static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno)
+{
+	xp_parse_opts opts = { MAX_ERRORS, 0 };
+	const char *name = file;
+	struct stat st;
+	xp_err err;
+	int fd;
+
+	*sys_errno = 0;
+	if (strcmp(file, "-") == 0) {
+		fd = STDIN_FILENO;
+		name = "<stdin>";
+	} else {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*sys_errno = errno;
+			return XP_E_IO;
+		}
+	}
+	if (fstat(fd, &st) != 0) {
+		*sys_errno = errno;
+		err = XP_E_IO;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*sys_errno = EISDIR;
+		err = XP_E_IO;
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && fd != STDIN_FILENO) {
+		unsigned char head[64];
+		ssize_t got = pread(fd, head, sizeof head, 0);
+
+		if (got > 0 && xp_format_detect(head, (size_t)got) ==
+		                       XP_FMT_FEEDBACK_DB) {
+			err = xp_db_open(file, fb, d);
+			goto out;
+		}
+	}
+	err = xp_text_parse_fd(fd, name, &opts, fb, d);
+out:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	const char *file, *dir = DEFAULT_DIR;
+	xp_diags *d;
+	xp_fb *fb = NULL;
+	xp_err err;
+	int c, sys_errno, status = 0;
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, "+hV")) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case 'V':
+			printf("%s %s\n", PROG, XP_VERSION_STRING);
+			return fflush(stdout) != 0 ? 2 : 0;
+		default: {
+			char msg[64];
+
+			snprintf(msg, sizeof msg, "unknown option -%c",
+			         optopt);
+			return usage_error(msg);
+		}
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return usage_error("missing file operand");
+	if (argc > 2)
+		return usage_error("too many operands");
+	file = argv[0];
+	if (argc == 2)
+		dir = argv[1];
+	if (dir[0] == '\0')
+		return usage_error("empty profile directory name");
+
+	d = xp_diags_new(MAX_ERRORS);
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	err = load(file, &fb, d, &sys_errno);
+	if (err != XP_E_OK) {
+		if (sys_errno != 0)
+			fprintf(stderr, "%s: %s: %s\n", PROG, file,
+			        strerror(sys_errno));
+		else
+			print_diags(d, err,
+			            strcmp(file, "-") == 0 ? "<stdin>" : file);
+		status = 2;
+		goto done;
+	}
+	err = xp_profdir_write(dir, fb, d);
+	if (err != XP_E_OK) {
+		print_diags(d, err, dir);
+		status = 2;
+	}
+done:
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	return status;
+}

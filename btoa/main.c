@@ -1,0 +1,319 @@
+/*
+ * xprof_btoa - convert the binary data of a profile directory into
+ * profile feedback text.
+ *
+ *   xprof_btoa [-t data_type] profile_directory [output_file]
+ *
+ * data_type is feedback (the default), tcovd, tcovsd, or objfd followed
+ * by the resolved path of an object file, given either in the same
+ * argument ("-t 'objfd /p/x.o'") or as the next operand
+ * ("-t objfd /p/x.o").  The canonical text (xprof_text(5)) goes to
+ * output_file (default: data_type.text in the current directory; "-" for
+ * standard output).  The output file is replaced atomically, so a failed
+ * run leaves no partial file and an existing file untouched.
+ *
+ * profile_directory may also name a feedback database file itself (the
+ * kind of file a profile directory holds, xprof_db(5)); it is then read
+ * directly and its own data type is used.
+ *
+ * Exit status: 0 on success, 2 on any trouble.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xprof.h"
+
+#define PROG "xprof_btoa"
+
+static const char usage_text[] =
+	"usage: " PROG " [-t data_type] profile_directory [output_file]\n"
+	"       " PROG " -h | -V\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", PROG, msg);
+	usage(stderr);
+	return 2;
+}
+
+/*
+ * Prints the diagnostics of a failed step, sorted by position.  An empty
+ * list still gets one line naming the error, so that no failure goes
+ * unexplained.
+ */
+static void print_diags(xp_diags *d, xp_err err, const char *name)
+{
+	size_t i, n;
+
+	xp_diags_sort(d);
+	n = xp_diags_count(d);
+	for (i = 0; i < n; i++) {
+		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
+
+		if (s == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG,
+			        xp_strerror(XP_E_NOMEM));
+			return;
+		}
+		fputs(s, stderr);
+		free(s);
+	}
+	if (n == 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
+	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
+		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
+}
+
+/*
+ * Splits a -t argument into a data type and, for objfd, the object file
+ * path that may follow it in the same argument.  Returns 0 on success.
+ */
+static int parse_type(const char *arg, xp_datatype *type, char **objpath)
+{
+	const char *p = arg, *w, *rest;
+	char word[16];
+	size_t wl;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	w = p;
+	while (*p != '\0' && *p != ' ' && *p != '\t')
+		p++;
+	wl = (size_t)(p - w);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	rest = p;
+	if (wl == 0 || wl >= sizeof word)
+		return -1;
+	memcpy(word, w, wl);
+	word[wl] = '\0';
+	if (xp_datatype_parse(word, type) != 0)
+		return -1;
+	free(*objpath);
+	*objpath = NULL;
+	if (*rest == '\0')
+		return 0;
+	if (*type != XP_DT_OBJFD)
+		return -1;
+	/* The path runs to the end of the argument, minus trailing blanks;
+	 * paths with inner spaces cannot appear in the text form anyway. */
+	wl = strlen(rest);
+	while (wl > 0 && (rest[wl - 1] == ' ' || rest[wl - 1] == '\t'))
+		wl--;
+	*objpath = strndup(rest, wl);
+	return *objpath != NULL ? 0 : -1;
+}
+
+/*
+ * Opens what the profile_directory operand names: a directory through
+ * xp_profdir_open, or a database file directly.
+ */
+static int open_input(const char *dir, int type_given, xp_datatype *type,
+                      const char *objpath, xp_fb **fb, xp_diags *d)
+{
+	struct stat st;
+	xp_err err;
+
+	if (stat(dir, &st) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		unsigned char head[64];
+		ssize_t got = -1;
+		int e, fd = open(dir, O_RDONLY | O_CLOEXEC);
+
+		e = errno;
+		if (fd >= 0) {
+			got = read(fd, head, sizeof head);
+			e = errno;
+			close(fd);
+		}
+		if (got < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(e));
+			return -1;
+		}
+		if (xp_format_detect(head, (size_t)got) !=
+		    XP_FMT_FEEDBACK_DB) {
+			fprintf(stderr,
+			        "%s: %s: not a profile directory or a feedback "
+			        "database\n", PROG, dir);
+			return -1;
+		}
+		err = xp_db_open(dir, fb, d);
+		if (err != XP_E_OK) {
+			print_diags(d, err, dir);
+			return -1;
+		}
+		if (type_given && xp_fb_datatype(*fb) != *type) {
+			fprintf(stderr, "%s: %s: holds %s data, not %s\n",
+			        PROG, dir, xp_datatype_name(xp_fb_datatype(*fb)),
+			        xp_datatype_name(*type));
+			return -1;
+		}
+		*type = xp_fb_datatype(*fb);
+		if (objpath != NULL &&
+		    xp_fb_find_objfile(*fb, objpath) == UINT32_MAX) {
+			fprintf(stderr, "%s: %s: no data for object file %s\n",
+			        PROG, dir, objpath);
+			return -1;
+		}
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+		        "%s: %s: not a profile directory or a feedback "
+		        "database\n", PROG, dir);
+		return -1;
+	}
+	err = xp_profdir_open(dir, *type, objpath, fb, d);
+	if (err != XP_E_OK) {
+		print_diags(d, err, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the text to standard output, or atomically to a file. */
+static int write_output(const xp_fb *fb, const char *out, xp_diags *d)
+{
+	xp_afile *af;
+	xp_err err;
+	int e;
+
+	if (strcmp(out, "-") == 0) {
+		if (xp_text_write_fd(fb, STDOUT_FILENO) != XP_E_OK) {
+			e = errno;
+			fprintf(stderr, "%s: <stdout>: %s\n", PROG,
+			        strerror(e));
+			return -1;
+		}
+		return 0;
+	}
+	err = xp_afile_open(out, &af, d);
+	if (err != XP_E_OK) {
+		print_diags(d, err, out);
+		return -1;
+	}
+	err = xp_text_write_fd(fb, xp_afile_fd(af));
+	if (err != XP_E_OK) {
+		e = errno;
+		xp_afile_abort(af);
+		if (err == XP_E_IO)
+			fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(e));
+		else
+			fprintf(stderr, "%s: %s: %s\n", PROG, out,
+			        xp_strerror(err));
+		return -1;
+	}
+	err = xp_afile_commit(af, d);
+	if (err != XP_E_OK) {
+		print_diags(d, err, out);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	xp_datatype type = XP_DT_FEEDBACK;
+	char *objpath = NULL, *defout = NULL;
+	const char *dir, *out;
+	int c, type_given = 0, status = 2;
+	xp_diags *d = NULL;
+	xp_fb *fb = NULL;
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, "+:ht:V")) != -1) {
+		char msg[200];
+
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case 't':
+			if (parse_type(optarg, &type, &objpath) != 0) {
+				snprintf(msg, sizeof msg,
+				         "unknown data type '%.100s' (use feedback,"
+				         " tcovd, tcovsd or objfd PATH)", optarg);
+				free(objpath);
+				return usage_error(msg);
+			}
+			type_given = 1;
+			break;
+		case 'V':
+			printf("%s %s\n", PROG, XP_VERSION_STRING);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case ':':
+			snprintf(msg, sizeof msg, "option -%c needs an argument",
+			         optopt);
+			free(objpath);
+			return usage_error(msg);
+		default:
+			snprintf(msg, sizeof msg, "unknown option -%c", optopt);
+			free(objpath);
+			return usage_error(msg);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (type == XP_DT_OBJFD && objpath == NULL) {
+		if (argc < 2)
+			return usage_error("-t objfd needs an object file path "
+			                   "before profile_directory");
+		objpath = strdup(argv[0]);
+		if (objpath == NULL)
+			goto nomem;
+		argc--;
+		argv++;
+	}
+	if (argc < 1) {
+		free(objpath);
+		return usage_error("missing profile_directory operand");
+	}
+	if (argc > 2) {
+		free(objpath);
+		return usage_error("too many operands");
+	}
+	dir = argv[0];
+
+	d = xp_diags_new(0);
+	if (d == NULL)
+		goto nomem;
+	if (open_input(dir, type_given, &type, objpath, &fb, d) != 0)
+		goto done;
+	if (argc == 2) {
+		out = argv[1];
+	} else {
+		const char *tn = xp_datatype_name(type);
+
+		defout = malloc(strlen(tn) + sizeof ".text");
+		if (defout == NULL)
+			goto nomem;
+		strcpy(defout, tn);
+		strcat(defout, ".text");
+		out = defout;
+	}
+	if (write_output(fb, out, d) == 0)
+		status = 0;
+	goto done;
+nomem:
+	fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+	status = 2;
+done:
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	free(objpath);
+	free(defout);
+	return status;
+}
