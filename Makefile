@@ -54,7 +54,12 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 LIB := $(O)/lib/libxprof.a
 ATOB := $(O)/atob/xprof_atob
 BTOA := $(O)/btoa/xprof_btoa
-TOOLS := $(ATOB) $(BTOA)
+MERGE := $(O)/merge/xprof_merge
+DIFF := $(O)/merge/xprof_diff
+SHOW := $(O)/merge/xprof_show
+TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
+         $(if $(wildcard merge/diff.c),$(DIFF)) \
+         $(if $(wildcard merge/show.c),$(SHOW))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
@@ -82,6 +87,8 @@ TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY)) \
 
 # Everything a test needs to find, handed to tests/run.sh and its scripts.
 TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
+           MERGE='$(abspath $(MERGE))' DIFF='$(abspath $(DIFF))' \
+           SHOW='$(abspath $(SHOW))' \
            XP_O='$(abspath $(O))' XP_BUILD='$(abspath $(B))' \
            SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' \
            XP_CFLAGS='$(CFLAGS)' XP_LDFLAGS='$(LDFLAGS)' \
@@ -117,7 +124,7 @@ deps:
 	@$(DEPS) --install
 
 $(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
-$(O)/lib $(O)/atob $(O)/btoa:
+$(O)/lib $(O)/atob $(O)/btoa $(O)/merge:
 	@mkdir -p $@
 
 # Generated sources ------------------------------------------------------
@@ -157,6 +164,15 @@ $(ATOB): atob/main.c $(LIB) | $(O)/atob
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
 
 $(BTOA): btoa/main.c $(LIB) | $(O)/btoa
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(MERGE): merge/main.c $(LIB) | $(O)/merge
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(DIFF): merge/diff.c $(LIB) | $(O)/merge
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(SHOW): merge/show.c $(LIB) | $(O)/merge
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
 
 # Tests -------------------------------------------------------------------
@@ -252,7 +268,11 @@ bench:
 
 bench-run: $(LIB) $(TOOLS) $(BENCH_GEN)
 	ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
+	    MERGE='$(abspath $(MERGE))' \
 	    BENCH_GEN='$(abspath $(BENCH_GEN))' $(SHELL) bench/run.sh
+	@if [ -f bench/merge.sh ]; then \
+	    ATOB='$(abspath $(ATOB))' MERGE='$(abspath $(MERGE))' \
+	    BENCH_GEN='$(abspath $(BENCH_GEN))' $(SHELL) bench/merge.sh; fi
 
 $(BENCH_GEN): bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)

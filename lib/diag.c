@@ -129,15 +129,16 @@ static char *vformat(const char *fmt, va_list ap)
 }
 
 /* Appends a diagnostic, taking ownership of msg and text. */
-static void add(xp_diags *d, xp_err code, const char *file, uint64_t offset,
-                uint32_t line, uint32_t col, char *msg, char *text)
+static xp_diag *add(xp_diags *d, xp_err code, const char *file,
+                    uint64_t offset, uint32_t line, uint32_t col, char *msg,
+                    char *text)
 {
 	if (!d || d->n >= d->max) {
 		if (d)
 			d->dropped++;
 		free(msg);
 		free(text);
-		return;
+		return NULL;
 	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 8;
@@ -146,19 +147,21 @@ static void add(xp_diags *d, xp_err code, const char *file, uint64_t offset,
 			d->dropped++;
 			free(msg);
 			free(text);
-			return;
+			return NULL;
 		}
 		d->v = v;
 		d->cap = cap;
 	}
 	xp_diag *dg = &d->v[d->n++];
 	dg->code = code;
+	dg->severity = XP_SEV_ERROR;
 	dg->file = xstrdup(file ? file : "", file ? strlen(file) : 0);
 	dg->offset = offset;
 	dg->line = line;
 	dg->col = col;
 	dg->msg = msg ? msg : xstrdup("out of memory", 13);
 	dg->text = text;
+	return dg;
 }
 
 xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
@@ -207,6 +210,17 @@ xp_err xp_diag_file(xp_diags *d, xp_err code, const char *file,
 	return code;
 }
 
+void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = vformat(fmt, ap);
+	va_end(ap);
+	xp_diag *dg = add(d, XP_E_OK, file, XP_NOPOS, 0, 0, msg, NULL);
+	if (dg)
+		dg->severity = XP_SEV_WARNING;
+}
+
 char *xp_diag_format(const xp_diag *dg, const char *prog)
 {
 	xp_buf b = {0};
@@ -225,6 +239,8 @@ char *xp_diag_format(const xp_diag *dg, const char *prog)
 	else
 		snprintf(head, sizeof head, ": ");
 	ok &= xp_buf_append(&b, head, strlen(head)) == XP_E_OK;
+	if (dg->severity == XP_SEV_WARNING)
+		ok &= xp_buf_append(&b, "warning: ", 9) == XP_E_OK;
 	ok &= xp_buf_append(&b, dg->msg, strlen(dg->msg)) == XP_E_OK;
 	ok &= xp_buf_append(&b, "\n", 1) == XP_E_OK;
 	if (dg->line > 0 && dg->text) {

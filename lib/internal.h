@@ -215,6 +215,9 @@ xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
 xp_err xp_diag_bin(xp_diags *d, xp_err code, const char *file,
                    uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* Adds a warning with no position ("prog: file: warning: msg"). */
+void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Adds a diagnostic with no position ("prog: file: msg"). */
 xp_err xp_diag_file(xp_diags *d, xp_err code, const char *file,
                     const char *fmt, ...)

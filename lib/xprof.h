@@ -74,8 +74,11 @@ const char *xp_strerror(xp_err e);
  * XP_NOPOS.
  */
 #define XP_NOPOS UINT64_MAX
+typedef enum { XP_SEV_ERROR = 0, XP_SEV_WARNING = 1 } xp_severity;
+
 typedef struct {
 	xp_err code;
+	xp_severity severity; /* warnings do not make a call fail */
 	const char *file;    /* the name the input was given */
 	uint64_t offset;     /* binary: offset of the field; text: of line start */
 	uint32_t line, col;  /* text only */
@@ -101,6 +104,7 @@ void xp_diags_sort(xp_diags *d);
  *   "prog: file:line:col: msg\n<source line>\n<caret line>\n"   (text)
  *   "prog: file: offset 0x1a2b: msg\n"                          (binary)
  *   "prog: file: msg\n"                                         (XP_NOPOS)
+ * with "warning: " before msg for warnings.
  * Returns a string the caller frees, or NULL when out of memory.
  */
 char *xp_diag_format(const xp_diag *dg, const char *prog);
@@ -469,6 +473,55 @@ int xp_afile_fd(const xp_afile *f);
 xp_err xp_afile_commit(xp_afile *f, xp_diags *d);
 /* Removes the temporary file and frees f; accepts NULL. */
 void xp_afile_abort(xp_afile *f);
+
+/* ------------------------------------------------------------------ */
+/* Opening any profile                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Opens a profile however it is given: a profile directory (its feedback
+ * data), a database file, or a feedback text (parsed; "-" reads a text
+ * from standard input).  The format is recognised from the content, not
+ * the name.  Problems go to d.
+ */
+xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d);
+
+/* ------------------------------------------------------------------ */
+/* Merging (xprof_merge(1))                                            */
+/* ------------------------------------------------------------------ */
+
+typedef enum { XP_MERGE_SUM = 0, XP_MERGE_MAX, XP_MERGE_MIN } xp_merge_mode;
+
+typedef enum {
+	XP_MISMATCH_ERROR = 0, /* a mismatch makes the merge fail */
+	XP_MISMATCH_SKIP,      /* the losing data is dropped quietly */
+	XP_MISMATCH_WARN       /* dropped, with a warning saying why */
+} xp_mismatch;
+
+typedef struct {
+	xp_merge_mode mode;
+	xp_mismatch mismatch;
+	double scale;   /* applied to every count at the end; 0 means 1 */
+	int sparse;     /* drop procedures whose counters are all zero */
+} xp_merge_opts;
+
+/*
+ * A merger accumulates inputs one at a time; its memory is proportional to
+ * the merged result, not to the number of inputs.  The result does not
+ * depend on the order of the inputs.  Warnings (dropped data, saturated
+ * counters) and errors go to d.
+ */
+typedef struct xp_merger xp_merger;
+
+xp_merger *xp_merger_new(const xp_merge_opts *opts);
+void xp_merger_free(xp_merger *m);
+/* Adds one input with a weight > 0; name is used in messages. */
+xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
+                     const char *name, xp_diags *d);
+/* Number of inputs added so far. */
+uint64_t xp_merger_count(const xp_merger *m);
+/* Produces the merged profile in canonical order (xprof_merge(1)). */
+xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
 
 /* ------------------------------------------------------------------ */
 /* Format recognition                                                  */
