@@ -78,7 +78,9 @@ const char *xp_vptype_name(xp_vptype t)
 
 unsigned char *xp_buf_grow(xp_buf *b, size_t n)
 {
-	if (b->cap - b->len < n) {
+	/* A buffer always exists before any pointer arithmetic: NULL + 0 is
+	 * undefined in C. */
+	if (!b->p || b->cap - b->len < n) {
 		size_t cap = b->cap ? b->cap : 256;
 		while (cap - b->len < n) {
 			if (cap > SIZE_MAX / 2)
