@@ -162,8 +162,20 @@ static void test_numbers(void)
 	CHECK(bits == 0x7ff8000000000000ULL);         /* payload dropped */
 }
 
+/* A zero-length request on a new buffer must allocate rather than do
+ * arithmetic on NULL (found by clang's UBSan on empty input). */
+static void test_buf_empty(void)
+{
+	xp_buf b = {0};
+	unsigned char *p = xp_buf_grow(&b, 0);
+	CHECK(p != NULL && b.p != NULL && b.len == 0);
+	CHECK(xp_buf_append(&b, "", 0) == XP_E_OK);
+	xp_buf_free(&b);
+}
+
 int main(void)
 {
+	RUN(test_buf_empty);
 	RUN(test_builder);
 	RUN(test_numbers);
 	return unit_done();
