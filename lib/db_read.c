@@ -560,7 +560,7 @@ static xp_err check_proc(rd *r, uint32_t p, uint32_t o, uint32_t nvpv,
 	}
 	/* Tuple ids range up to n_srcmap_ops, which the file does not bound,
 	 * so they are checked for repeats by sorting rather than stamping. */
-	qsort(r->sortbuf, ntup, sizeof *r->sortbuf, cmp_u32);
+	xp_qsort(r->sortbuf, ntup, sizeof *r->sortbuf, cmp_u32);
 	for (uint32_t j = 1; j < ntup; j++) {
 		if (r->sortbuf[j] != r->sortbuf[j - 1])
 			continue;

@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xprof.h"
@@ -72,6 +73,17 @@ typedef struct {
 unsigned char *xp_buf_grow(xp_buf *b, size_t n);
 xp_err xp_buf_append(xp_buf *b, const void *p, size_t n);
 void xp_buf_free(xp_buf *b);
+
+/*
+ * qsort(3) for arrays that may be empty: the C library declares its base
+ * pointer non-null, and an empty array may well have none.
+ */
+static inline void xp_qsort(void *base, size_t n, size_t size,
+                            int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 /* ------------------------------------------------------------------ */
 /* Record layouts                                                      */
