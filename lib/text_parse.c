@@ -454,7 +454,8 @@ static const char *line_text(xpt_parser *P, const char *lstart, size_t *len)
 		if (P->cbuf[i] && p >= b && p <= b + P->clen[i])
 			end = P->cbuf[i] + P->clen[i];
 	}
-	if (!end)
+	/* At the end of the input there is no line to show. */
+	if (!end || lstart == end)
 		return NULL;
 	const char *hold = NULL;
 	char holdc = 0;
