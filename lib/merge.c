@@ -1,0 +1,1898 @@
+/*
+ * merge.c - the merger behind xprof_merge(1): adds feedback profiles one
+ * at a time into an accumulator and produces their merged profile in
+ * canonical order.
+ *
+ * The accumulator holds one entry per object file, procedure, program,
+ * source file and source line of the merged result, with its own string
+ * pool; nothing of an input is kept once it has been added, so memory is
+ * proportional to the result, not to the number of inputs.  An input's
+ * strings are mapped to the pool once, when it is added; from then on
+ * everything is compared by pool id.
+ *
+ * A procedure keeps the layout (counter order, blocks, edges, tuples) of
+ * the first input that gave its version.  Inputs of the same binary have
+ * the same layout, and their counters are then added element by element
+ * with no lookup; only a procedure whose counters come in another order
+ * falls back to a search by id.
+ *
+ * Which version of a procedure survives a mismatch is decided by a total
+ * order on versions (newest compilation first), so that the result does
+ * not depend on the order of the inputs and merging is associative.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NONE UINT32_MAX
+#define U64MAX UINT64_MAX
+
+/* Stat kinds seen for an entity, as bits. */
+#define STB_MAX 1u
+#define STB_SUM 2u
+
+/* ------------------------------------------------------------------ */
+/* String pool                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	xp_buf bytes;      /* every string followed by a NUL */
+	uint32_t *off;     /* n + 1 offsets */
+	uint32_t n, cap;
+	uint32_t *hash;    /* id + 1; 0 is an empty slot */
+	uint32_t hcap;     /* a power of two */
+} spool;
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3u;
+	}
+	return h ^ (h >> 29);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdu;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53u;
+	x ^= x >> 33;
+	return x;
+}
+
+static const char *sp_str(const spool *sp, uint32_t id)
+{
+	return (const char *)sp->bytes.p + sp->off[id];
+}
+
+static size_t sp_len(const spool *sp, uint32_t id)
+{
+	return sp->off[id + 1] - sp->off[id] - 1;
+}
+
+static void sp_free(spool *sp)
+{
+	xp_buf_free(&sp->bytes);
+	free(sp->off);
+	free(sp->hash);
+	memset(sp, 0, sizeof *sp);
+}
+
+static xp_err sp_rehash(spool *sp)
+{
+	uint32_t ncap = sp->hcap ? sp->hcap * 2 : 1024;
+	uint32_t *h = calloc(ncap, sizeof *h);
+	if (!h)
+		return XP_E_NOMEM;
+	for (uint32_t id = 0; id < sp->n; id++) {
+		uint64_t x = hash_bytes(sp_str(sp, id), sp_len(sp, id));
+		uint32_t i = (uint32_t)x & (ncap - 1);
+		while (h[i])
+			i = (i + 1) & (ncap - 1);
+		h[i] = id + 1;
+	}
+	free(sp->hash);
+	sp->hash = h;
+	sp->hcap = ncap;
+	return XP_E_OK;
+}
+
+static xp_err sp_intern(spool *sp, const char *s, size_t len, uint32_t *out)
+{
+	if ((uint64_t)(sp->n + 1) * 2 > sp->hcap) {
+		xp_err e = sp_rehash(sp);
+		if (e)
+			return e;
+	}
+	uint64_t x = hash_bytes(s, len);
+	uint32_t i = (uint32_t)x & (sp->hcap - 1);
+	while (sp->hash[i]) {
+		uint32_t id = sp->hash[i] - 1;
+		if (sp_len(sp, id) == len && memcmp(sp_str(sp, id), s, len) == 0) {
+			*out = id;
+			return XP_E_OK;
+		}
+		i = (i + 1) & (sp->hcap - 1);
+	}
+	if (sp->n == UINT32_MAX - 1 || sp->bytes.len + len + 1 > UINT32_MAX)
+		return XP_E_LIMIT;
+	if (sp->n + 2 > sp->cap) {
+		uint32_t ncap = sp->cap ? sp->cap * 2 : 1024;
+		uint32_t *o = realloc(sp->off, (size_t)ncap * sizeof *o);
+		if (!o)
+			return XP_E_NOMEM;
+		sp->off = o;
+		sp->cap = ncap;
+		if (sp->n == 0)
+			sp->off[0] = 0;
+	}
+	if (xp_buf_append(&sp->bytes, s, len) || xp_buf_append(&sp->bytes, "", 1))
+		return XP_E_NOMEM;
+	sp->off[sp->n + 1] = (uint32_t)sp->bytes.len;
+	sp->hash[i] = sp->n + 1;
+	*out = sp->n++;
+	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The accumulator                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A compilation of an object file; versions compare by it first. */
+typedef struct {
+	uint32_t tv_sec, tv_usec;
+	uint64_t sig;
+	uint32_t nvpv;
+} comp;
+
+typedef struct {
+	uint64_t key;     /* the value as in internal.h; VP_PROC: pool ids */
+	uint64_t count;
+	int has;
+} vval;
+
+typedef struct {
+	uint32_t expr, type;
+	uint32_t nv, cap;
+	vval *v;
+} vrec;
+
+/* Block ref tags: which version of its procedure a count belongs to. */
+#define TAG_ANY UINT32_MAX
+
+typedef struct {
+	uint32_t of, name;  /* objfile index, pool id */
+	uint64_t sig;
+	uint32_t proc_id, n_vp_sites, n_srcmap_ops;
+	comp c;             /* the compilation this version came from */
+	uint32_t src;       /* name (names pool) of the input that gave it */
+	uint32_t gen;       /* bumped when a newer version replaces it */
+	uint64_t seq;       /* last input that contributed to it */
+	uint64_t dropseq;   /* last input whose version of it was dropped */
+	unsigned stats;
+	int dropped;        /* dropped when finishing */
+	uint32_t ncnt;
+	uint32_t *cid;
+	uint64_t *cval;
+	uint32_t nblk, nedge, ntup;
+	unsigned char *blk, *edge;  /* raw records as in the database */
+	xp_tuple *tup;              /* srcfile: resolved pool id or NONE */
+	uint32_t nvr, vcap;
+	vrec *vr;
+	uint32_t next;      /* next procedure of the same object file */
+} aproc;
+
+typedef struct {
+	uint32_t path;
+	comp c;
+	uint32_t src;
+	uint32_t n_srcfile_names;
+	unsigned stats;
+	uint32_t first, last; /* chain of its procedures */
+	uint64_t max, sum;    /* stats of the result */
+} aobj;
+
+typedef struct {
+	uint32_t objfile, proc, block;
+	uint32_t tag;
+	uint64_t count;
+	uint64_t seq;
+} aref;
+
+typedef struct {
+	uint32_t sf, line, col;
+	uint32_t nref, cap;
+	aref *ref;
+} aline;
+
+typedef struct {
+	uint32_t path;
+	uint32_t nline, cap;
+	uint32_t *lines;
+} asrc;
+
+typedef struct {
+	uint32_t a, b;
+} pair;
+
+typedef struct {
+	uint32_t path;
+	unsigned stats;
+	uint32_t nref, rcap;
+	uint32_t *refs;       /* pool ids of object file paths */
+	uint32_t ncd, ccap;
+	pair *cds;            /* (proc, objfile) pool ids */
+} aprog;
+
+/* A simple open-addressing map from a 64-bit key to a u32 value. */
+typedef struct {
+	uint64_t *keys;
+	uint32_t *vals;       /* value + 1; 0 is empty */
+	uint32_t n, cap;
+} map64;
+
+struct xp_merger {
+	xp_merge_opts o;
+	uint64_t count;       /* inputs added */
+	int failed;
+	xp_datatype type;
+	char *first_name;
+	unsigned minor;
+	uint32_t n_proc_names;
+
+	spool str, names;
+	uint32_t *of_by_str, *pg_by_str, *sf_by_str;
+	uint32_t by_str_cap;
+
+	aobj *of;
+	uint32_t nof, ofcap;
+	aproc *pr;
+	uint32_t npr, prcap;
+	aprog *pg;
+	uint32_t npg, pgcap;
+	asrc *sf;
+	uint32_t nsf, sfcap;
+	aline *ln;
+	uint32_t nln, lncap;
+	map64 procmap;        /* (objfile, name) -> proc */
+	map64 linemap;        /* hashed (srcfile, line, col) -> line */
+
+	/* The input being added. */
+	uint32_t *smap;       /* input string id -> pool id */
+	int w_int;
+	uint64_t w;
+	long double wl;
+	uint64_t seq;
+	uint32_t cur_name;
+	uint64_t saturated;
+	uint32_t *tmp;        /* scratch */
+	size_t tmpcap;
+};
+
+static xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return XP_E_OK;
+	uint32_t ncap = *cap ? *cap : 8;
+	while (ncap < need) {
+		if (ncap > UINT32_MAX / 2)
+			return XP_E_LIMIT;
+		ncap *= 2;
+	}
+	void *q = realloc(*p, (size_t)ncap * size);
+	if (!q)
+		return XP_E_NOMEM;
+	*p = q;
+	*cap = ncap;
+	return XP_E_OK;
+}
+
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static void map_free(map64 *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+static xp_err map_rehash(map64 *m)
+{
+	uint32_t ncap = m->cap ? m->cap * 2 : 1024;
+	uint64_t *k = malloc((size_t)ncap * sizeof *k);
+	uint32_t *v = calloc(ncap, sizeof *v);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return XP_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->vals[i])
+			continue;
+		uint32_t j = (uint32_t)mix64(m->keys[i]) & (ncap - 1);
+		while (v[j])
+			j = (j + 1) & (ncap - 1);
+		k[j] = m->keys[i];
+		v[j] = m->vals[i];
+	}
+	map_free(m);
+	m->keys = k;
+	m->vals = v;
+	m->cap = ncap;
+	return XP_E_OK;
+}
+
+/* The slot of key: its value + 1, or 0 with *slot where it would go. */
+static uint32_t map_find(const map64 *m, uint64_t key, uint32_t *slot)
+{
+	if (!m->cap) {
+		*slot = NONE;
+		return 0;
+	}
+	uint32_t j = (uint32_t)mix64(key) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key) {
+			*slot = j;
+			return m->vals[j];
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	*slot = j;
+	return 0;
+}
+
+static xp_err map_put(map64 *m, uint64_t key, uint32_t val)
+{
+	uint32_t slot;
+	if ((uint64_t)(m->n + 1) * 2 > m->cap) {
+		xp_err e = map_rehash(m);
+		if (e)
+			return e;
+	}
+	map_find(m, key, &slot);
+	m->keys[slot] = key;
+	m->vals[slot] = val + 1;
+	m->n++;
+	return XP_E_OK;
+}
+
+xp_merger *xp_merger_new(const xp_merge_opts *opts)
+{
+	xp_merger *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	if (opts)
+		m->o = *opts;
+	if (!(m->o.scale > 0))
+		m->o.scale = 1;
+	m->minor = 3;
+	return m;
+}
+
+static void proc_free(aproc *p)
+{
+	free(p->cid);
+	free(p->cval);
+	free(p->blk);
+	free(p->edge);
+	free(p->tup);
+	for (uint32_t i = 0; i < p->nvr; i++)
+		free(p->vr[i].v);
+	free(p->vr);
+	p->cid = NULL;
+	p->cval = NULL;
+	p->blk = p->edge = NULL;
+	p->tup = NULL;
+	p->vr = NULL;
+	p->nvr = p->vcap = 0;
+}
+
+void xp_merger_free(xp_merger *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->npr; i++)
+		proc_free(&m->pr[i]);
+	for (uint32_t i = 0; i < m->npg; i++) {
+		free(m->pg[i].refs);
+		free(m->pg[i].cds);
+	}
+	for (uint32_t i = 0; i < m->nsf; i++)
+		free(m->sf[i].lines);
+	for (uint32_t i = 0; i < m->nln; i++)
+		free(m->ln[i].ref);
+	free(m->of);
+	free(m->pr);
+	free(m->pg);
+	free(m->sf);
+	free(m->ln);
+	map_free(&m->procmap);
+	map_free(&m->linemap);
+	sp_free(&m->str);
+	sp_free(&m->names);
+	free(m->of_by_str);
+	free(m->pg_by_str);
+	free(m->sf_by_str);
+	free(m->smap);
+	free(m->tmp);
+	free(m->first_name);
+	free(m);
+}
+
+uint64_t xp_merger_count(const xp_merger *m)
+{
+	return m->count;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arithmetic                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * x >= 0 rounded to nearest, ties away from zero, as a u64; saturates.
+ * long double holds every u64 exactly, so the fraction is exact too.
+ */
+static inline uint64_t round_u64(long double x, int *sat)
+{
+	if (x >= 18446744073709551616.0L) {
+		*sat = 1;
+		return U64MAX;
+	}
+	uint64_t u = (uint64_t)x;
+	if (x - (long double)u >= 0.5L) {
+		if (u == U64MAX) {
+			*sat = 1;
+			return U64MAX;
+		}
+		u++;
+	}
+	return u;
+}
+
+/* value * weight, rounded to nearest (ties away from zero), saturated. */
+static inline uint64_t weigh(xp_merger *m, uint64_t v, int *sat)
+{
+	if (m->w_int) {
+		if (m->w == 1 || v == 0)
+			return v * m->w;
+		if (v > U64MAX / m->w) {
+			*sat = 1;
+			return U64MAX;
+		}
+		return v * m->w;
+	}
+	return round_u64((long double)v * m->wl, sat);
+}
+
+/* Combines contribution c into *a by the mode; first: *a holds nothing. */
+static inline void combine(xp_merger *m, uint64_t *a, uint64_t c, int first,
+                           int sat)
+{
+	uint64_t old = *a;
+	if (first) {
+		*a = c;
+	} else if (m->o.mode == XP_MERGE_SUM) {
+		uint64_t s = old + c;
+		if (s < old) {
+			s = U64MAX;
+			sat = 1;
+		}
+		*a = s;
+	} else if (m->o.mode == XP_MERGE_MAX) {
+		if (c > old)
+			*a = c;
+	} else {
+		if (c < old)
+			*a = c;
+	}
+	if (sat)
+		m->saturated++;
+}
+
+static inline void add_value(xp_merger *m, uint64_t *a, uint64_t v, int first)
+{
+	int sat = 0;
+	uint64_t c = weigh(m, v, &sat);
+	combine(m, a, c, first, sat);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups by pool id                                                  */
+/* ------------------------------------------------------------------ */
+
+static xp_err ensure_by_str(xp_merger *m)
+{
+	uint32_t need = m->str.n;
+	if (need <= m->by_str_cap)
+		return XP_E_OK;
+	uint32_t ncap = m->by_str_cap ? m->by_str_cap : 1024;
+	while (ncap < need)
+		ncap *= 2;
+	uint32_t **arrs[3] = {&m->of_by_str, &m->pg_by_str, &m->sf_by_str};
+	for (int k = 0; k < 3; k++) {
+		uint32_t *p = realloc(*arrs[k], (size_t)ncap * sizeof *p);
+		if (!p)
+			return XP_E_NOMEM;
+		for (uint32_t i = m->by_str_cap; i < ncap; i++)
+			p[i] = NONE;
+		*arrs[k] = p;
+	}
+	m->by_str_cap = ncap;
+	return XP_E_OK;
+}
+
+static uint64_t pkey(uint32_t of, uint32_t name)
+{
+	return (uint64_t)of << 32 | name;
+}
+
+static uint32_t find_proc(const xp_merger *m, uint32_t of, uint32_t name)
+{
+	uint32_t slot;
+	uint32_t v = map_find(&m->procmap, pkey(of, name), &slot);
+	return v ? v - 1 : NONE;
+}
+
+static int strcmp_id(const xp_merger *m, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 0;
+	if (a == NONE || b == NONE)
+		return a == NONE ? -1 : 1;
+	return strcmp(sp_str(&m->str, a), sp_str(&m->str, b));
+}
+
+/* ------------------------------------------------------------------ */
+/* Versions                                                            */
+/* ------------------------------------------------------------------ */
+
+static int cmp_comp(const comp *a, const comp *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	if (a->tv_usec != b->tv_usec)
+		return a->tv_usec < b->tv_usec ? -1 : 1;
+	if (a->sig != b->sig)
+		return a->sig < b->sig ? -1 : 1;
+	if (a->nvpv != b->nvpv)
+		return a->nvpv < b->nvpv ? -1 : 1;
+	return 0;
+}
+
+#define CMPNUM(x, y)                                                    \
+	do {                                                            \
+		if ((x) != (y))                                         \
+			return (x) < (y) ? -1 : 1;                      \
+	} while (0)
+
+static int cmp_tuples(const xp_merger *m, const xp_tuple *a,
+                      const xp_tuple *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		CMPNUM(a[i].id, b[i].id);
+		CMPNUM(a[i].block, b[i].block);
+		CMPNUM(a[i].line, b[i].line);
+		CMPNUM(a[i].col, b[i].col);
+		int c = strcmp_id(m, a[i].srcfile, b[i].srcfile);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* The total order on versions of one procedure: greater is newer. */
+static int cmp_version(const xp_merger *m, const aproc *a, const aproc *b)
+{
+	int c = cmp_comp(&a->c, &b->c);
+	if (c)
+		return c;
+	CMPNUM(a->sig, b->sig);
+	CMPNUM(a->nblk, b->nblk);
+	CMPNUM(a->nedge, b->nedge);
+	CMPNUM(a->ntup, b->ntup);
+	CMPNUM(a->ncnt, b->ncnt);
+	CMPNUM(a->n_vp_sites, b->n_vp_sites);
+	CMPNUM(a->n_srcmap_ops, b->n_srcmap_ops);
+	if ((c = memcmp(a->blk, b->blk, (size_t)a->nblk * XP_RS_BLOCK)))
+		return c;
+	if ((c = memcmp(a->edge, b->edge, (size_t)a->nedge * XP_RS_EDGE)))
+		return c;
+	if ((c = cmp_tuples(m, a->tup, b->tup, a->ntup)))
+		return c;
+	for (uint32_t i = 0; i < a->ncnt; i++)
+		CMPNUM(a->cid[i], b->cid[i]);
+	return 0;
+}
+
+/* Fills a procedure's version (structure, no counts) from an input. */
+static xp_err load_version(xp_merger *m, aproc *p, const xp_fb *in,
+                           const xp_proc *ip, const xp_objfile *io,
+                           const uint32_t *resolved)
+{
+	p->sig = ip->signature;
+	p->proc_id = ip->proc_id;
+	p->n_vp_sites = ip->n_vp_sites;
+	p->n_srcmap_ops = ip->n_srcmap_ops;
+	p->c = (comp){io->tv_sec, io->tv_usec, io->signature,
+	              io->n_values_per_vp};
+	p->ncnt = ip->n_counters;
+	p->nblk = ip->n_blocks;
+	p->nedge = ip->n_edges;
+	p->ntup = ip->n_tuples;
+	p->cid = malloc(((size_t)p->ncnt + 1) * sizeof *p->cid);
+	p->cval = calloc((size_t)p->ncnt + 1, sizeof *p->cval);
+	p->blk = malloc((size_t)p->nblk * XP_RS_BLOCK + 1);
+	p->edge = malloc((size_t)p->nedge * XP_RS_EDGE + 1);
+	p->tup = malloc(((size_t)p->ntup + 1) * sizeof *p->tup);
+	if (!p->cid || !p->cval || !p->blk || !p->edge || !p->tup)
+		return XP_E_NOMEM;
+	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
+	for (uint32_t i = 0; i < p->ncnt; i++)
+		p->cid[i] = xp_get_le32(c + (size_t)i * XP_RS_COUNTER);
+	if (p->nblk)
+		memcpy(p->blk, xp_rec(in, XP_T_BLOCKS, ip->first_block),
+		       (size_t)p->nblk * XP_RS_BLOCK);
+	if (p->nedge)
+		memcpy(p->edge, xp_rec(in, XP_T_EDGES, ip->first_edge),
+		       (size_t)p->nedge * XP_RS_EDGE);
+	for (uint32_t i = 0; i < p->ntup; i++) {
+		xp_fb_tuple(in, ip->first_tuple + i, &p->tup[i]);
+		p->tup[i].srcfile = resolved[i];
+	}
+	(void)m;
+	return XP_E_OK;
+}
+
+/* Compares raw records, ignoring the counter field when asked. */
+static int same_recs(const unsigned char *a, const unsigned char *b,
+                     uint32_t n, size_t size, int ignore_counter)
+{
+	if (!ignore_counter)
+		return n == 0 || memcmp(a, b, (size_t)n * size) == 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *x = a + i * size, *y = b + i * size;
+		if (memcmp(x, y, 4) != 0 || memcmp(x + 8, y + 8, size - 8) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether an input's procedure has the structure of the accumulated
+ * version.  ignore_counters: compare everything but counter ids (the
+ * rule for a procedure with no counters).
+ */
+static int same_structure(const xp_merger *m, const aproc *p,
+                          const xp_fb *in, const xp_proc *ip,
+                          const uint32_t *resolved, int ignore_counters)
+{
+	if (p->nblk != ip->n_blocks || p->nedge != ip->n_edges ||
+	    p->ntup != ip->n_tuples || p->n_vp_sites != ip->n_vp_sites ||
+	    p->n_srcmap_ops != ip->n_srcmap_ops)
+		return 0;
+	if (p->nblk && !same_recs(p->blk, xp_rec(in, XP_T_BLOCKS, ip->first_block),
+	                          p->nblk, XP_RS_BLOCK, ignore_counters))
+		return 0;
+	if (p->nedge && !same_recs(p->edge, xp_rec(in, XP_T_EDGES, ip->first_edge),
+	                           p->nedge, XP_RS_EDGE, ignore_counters))
+		return 0;
+	for (uint32_t i = 0; i < p->ntup; i++) {
+		const unsigned char *r = xp_rec(in, XP_T_TUPLES, ip->first_tuple + i);
+		const xp_tuple *t = &p->tup[i];
+		if (t->id != xp_get_le32(r + XP_TU_ID) ||
+		    t->block != xp_get_le32(r + XP_TU_BLOCK) ||
+		    t->line != xp_get_le32(r + XP_TU_LINE) ||
+		    t->col != xp_get_le32(r + XP_TU_COL) ||
+		    t->srcfile != resolved[i])
+			return 0;
+	}
+	/* Counter ids are compared by add_counters(). */
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Adding counts                                                       */
+/* ------------------------------------------------------------------ */
+
+static int cmp_u64pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Adds an input procedure's counters into p.  Returns 0 when the sets of
+ * counter ids differ (a structure mismatch; nothing is changed), 1 when
+ * done.  first: p holds no contribution yet.
+ */
+static int add_counters(xp_merger *m, aproc *p, const xp_fb *in,
+                        const xp_proc *ip, int first, int check_only)
+{
+	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
+	uint32_t n = ip->n_counters;
+	if (n != p->ncnt)
+		return 0;
+	uint32_t i = 0;
+	while (i < n && xp_get_le32(c + (size_t)i * XP_RS_COUNTER) == p->cid[i])
+		i++;
+	if (i == n) {
+		if (check_only)
+			return 1;
+		/* The same layout: no lookup per counter. */
+		if (m->w_int && m->w == 1 && m->o.mode == XP_MERGE_SUM && !first) {
+			for (i = 0; i < n; i++) {
+				uint64_t v = xp_get_le64(c + (size_t)i * XP_RS_COUNTER +
+				                         XP_CN_VALUE);
+				uint64_t s = p->cval[i] + v;
+				if (s < v) {
+					m->saturated++;
+					s = U64MAX;
+				}
+				p->cval[i] = s;
+			}
+		} else {
+			for (i = 0; i < n; i++)
+				add_value(m, &p->cval[i],
+				          xp_get_le64(c + (size_t)i * XP_RS_COUNTER +
+				                      XP_CN_VALUE),
+				          first);
+		}
+		return 1;
+	}
+	/* Another order: sort (id << 32 | position) of p and search. */
+	size_t need = (size_t)n * 2;
+	if (need > m->tmpcap) {
+		uint32_t *t = realloc(m->tmp, need * sizeof *t);
+		if (!t)
+			return -1;
+		m->tmp = t;
+		m->tmpcap = need;
+	}
+	uint64_t *srt = (uint64_t *)(void *)m->tmp;
+	for (i = 0; i < n; i++)
+		srt[i] = (uint64_t)p->cid[i] << 32 | i;
+	xp_qsort(srt, n, sizeof *srt, cmp_u64pair);
+	/* Check first, so that a mismatch changes nothing. */
+	for (i = 0; i < n; i++) {
+		uint32_t id = xp_get_le32(c + (size_t)i * XP_RS_COUNTER);
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((uint32_t)(srt[mid] >> 32) < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || (uint32_t)(srt[lo] >> 32) != id)
+			return 0;
+	}
+	if (check_only)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const unsigned char *r = c + (size_t)i * XP_RS_COUNTER;
+		uint32_t id = xp_get_le32(r);
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((uint32_t)(srt[mid] >> 32) < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		add_value(m, &p->cval[(uint32_t)srt[lo]],
+		          xp_get_le64(r + XP_CN_VALUE), first);
+	}
+	return 1;
+}
+
+/* Adds zeros to every counter of p (a procedure loaded, not run). */
+static void add_zeros(xp_merger *m, aproc *p)
+{
+	if (m->o.mode != XP_MERGE_MIN)
+		return;
+	for (uint32_t i = 0; i < p->ncnt; i++)
+		p->cval[i] = 0;
+}
+
+static uint64_t vp_key(const xp_merger *m, const xp_fb *in, uint32_t i,
+                       xp_vptype type, int *has, uint64_t *count)
+{
+	const unsigned char *r = xp_rec(in, XP_T_VPVALS, i);
+	*count = xp_get_le64(r + XP_VV_COUNT);
+	*has = (xp_get_le32(r + XP_VV_FLAGS) & XP_VVF_HAS_VALUE) != 0;
+	uint64_t v = xp_get_le64(r + XP_VV_VALUE);
+	if (!*has)
+		return 0;
+	if (type == XP_VP_PROC)
+		return (uint64_t)m->smap[(uint32_t)v] |
+		       (uint64_t)m->smap[(uint32_t)(v >> 32)] << 32;
+	return v;
+}
+
+static xp_err add_vps(xp_merger *m, aproc *p, const xp_fb *in,
+                      const xp_proc *ip, uint32_t nvpv)
+{
+	for (uint32_t k = 0; k < ip->n_vps; k++) {
+		xp_vp vp;
+		xp_fb_vp(in, ip->first_vp + k, &vp);
+		uint32_t j;
+		for (j = 0; j < p->nvr; j++)
+			if (p->vr[j].expr == vp.expr_id && p->vr[j].type == vp.type)
+				break;
+		if (j == p->nvr) {
+			if (GROW(p->vr, p->vcap, p->nvr + 1))
+				return XP_E_NOMEM;
+			p->vr[j] = (vrec){vp.expr_id, vp.type, 0, 0, NULL};
+			p->nvr++;
+		}
+		vrec *r = &p->vr[j];
+		for (uint32_t q = 0; q < nvpv; q++) {
+			int has;
+			uint64_t count;
+			uint64_t key = vp_key(m, in, ip->first_vpval + k * nvpv + q,
+			                      vp.type, &has, &count);
+			uint32_t e;
+			for (e = 0; e < r->nv; e++)
+				if (r->v[e].has == has && r->v[e].key == key)
+					break;
+			if (e == r->nv) {
+				if (GROW(r->v, r->cap, r->nv + 1))
+					return XP_E_NOMEM;
+				r->v[e] = (vval){key, 0, has};
+				r->nv++;
+				add_value(m, &r->v[e].count, count, 1);
+			} else {
+				add_value(m, &r->v[e].count, count, 0);
+			}
+		}
+	}
+	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Adding an input                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *why(const xp_merger *m, const aproc *lose,
+                       const aproc *win, char *buf, size_t size)
+{
+	if (lose->sig != win->sig)
+		snprintf(buf, size, "signature 0x%llx differs from 0x%llx",
+		         (unsigned long long)lose->sig,
+		         (unsigned long long)win->sig);
+	else if (lose->c.nvpv != win->c.nvpv)
+		snprintf(buf, size, "n_values_per_vp %u differs from %u",
+		         lose->c.nvpv, win->c.nvpv);
+	else
+		snprintf(buf, size, "structure differs");
+	(void)m;
+	return buf;
+}
+
+/*
+ * Reports the dropping of version lose (from input lname) in favour of
+ * win (from wname).  Returns nonzero when the merge must fail.
+ */
+static xp_err report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
+                          const char *lname, const aproc *win,
+                          const char *wname)
+{
+	char buf[128];
+	const char *pname = sp_str(&m->str, lose->name);
+	const char *opath = sp_str(&m->str, m->of[lose->of].path);
+	why(m, lose, win, buf, sizeof buf);
+	if (m->o.mismatch == XP_MISMATCH_ERROR)
+		return xp_diag_file(d, XP_E_INVAL, lname,
+		                    "PROC %s in OBJFILE %s: %s in %s", pname,
+		                    opath, buf, wname);
+	if (m->o.mismatch == XP_MISMATCH_WARN)
+		xp_diag_warn(d, lname,
+		             "dropped PROC %s in OBJFILE %s: %s "
+		             "(kept: newer compilation from %s)",
+		             pname, opath, buf, wname);
+	return XP_E_OK;
+}
+
+static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
+                       const xp_objfile *io, const xp_proc *ip,
+                       const uint32_t *resolved, const char *name,
+                       xp_diags *d)
+{
+	uint32_t pname = m->smap[ip->name];
+	uint32_t pi = find_proc(m, ofi, pname);
+	aproc *p;
+	xp_err err;
+	int first = 0;
+	unsigned stats = 0;
+	for (uint32_t s = 0; s < ip->n_stats; s++) {
+		xp_stat st;
+		xp_fb_stat(in, ip->first_stat + s, &st);
+		stats |= st.kind == XP_STAT_MAX ? STB_MAX : STB_SUM;
+	}
+
+	if (pi == NONE) {
+		if ((err = GROW(m->pr, m->prcap, m->npr + 1)))
+			return err;
+		pi = m->npr++;
+		p = &m->pr[pi];
+		memset(p, 0, sizeof *p);
+		p->of = ofi;
+		p->name = pname;
+		p->next = NONE;
+		p->dropseq = 0;
+		if ((err = load_version(m, p, in, ip, io, resolved)))
+			return err;
+		if ((err = map_put(&m->procmap, pkey(ofi, pname), pi)))
+			return err;
+		aobj *o = &m->of[ofi];
+		if (o->first == NONE)
+			o->first = pi;
+		else
+			m->pr[o->last].next = pi;
+		o->last = pi;
+		p->src = m->cur_name;
+		first = 1;
+	} else {
+		p = &m->pr[pi];
+		comp ic = {io->tv_sec, io->tv_usec, io->signature,
+		           io->n_values_per_vp};
+		int nvpv_ok = ic.nvpv == p->c.nvpv || (ip->n_vps == 0 && p->nvr == 0);
+		int same = p->sig == ip->signature && nvpv_ok &&
+		           same_structure(m, p, in, ip, resolved, 0);
+		int r = same ? add_counters(m, p, in, ip, 0, 1) : 0;
+		if (r < 0)
+			return XP_E_NOMEM;
+		if (r == 1) {
+			if (cmp_comp(&ic, &p->c) > 0)
+				p->c = ic;
+		} else if (p->sig == ip->signature && nvpv_ok &&
+		           (ip->n_counters == 0 || p->ncnt == 0) &&
+		           same_structure(m, p, in, ip, resolved, 1)) {
+			/* Loaded but not run: it merges with zeros. */
+			if (ip->n_counters == 0) {
+				if (cmp_comp(&ic, &p->c) > 0)
+					p->c = ic;
+				add_zeros(m, p);
+				p->stats |= stats;
+				if (ip->proc_id < p->proc_id)
+					p->proc_id = ip->proc_id;
+				p->seq = m->seq;
+				return add_vps(m, p, in, ip, io->n_values_per_vp);
+			}
+			/* The accumulated version had none: take this layout. */
+			uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
+			                                            : ip->proc_id;
+			comp keep_c = cmp_comp(&p->c, &ic) > 0 ? p->c : ic;
+			free(p->cid);
+			free(p->cval);
+			free(p->blk);
+			free(p->edge);
+			free(p->tup);
+			if ((err = load_version(m, p, in, ip, io, resolved)))
+				return err;
+			p->proc_id = keep_id;
+			p->c = keep_c;
+			add_counters(m, p, in, ip, 1, 0);
+			if (m->o.mode == XP_MERGE_MIN)
+				add_zeros(m, p);
+			p->stats |= stats;
+			p->seq = m->seq;
+			return add_vps(m, p, in, ip, io->n_values_per_vp);
+		} else {
+			/* Different versions: the newer one stays. */
+			aproc cand;
+			memset(&cand, 0, sizeof cand);
+			cand.of = ofi;
+			cand.name = pname;
+			if ((err = load_version(m, &cand, in, ip, io, resolved))) {
+				proc_free(&cand);
+				return err;
+			}
+			int c = cmp_version(m, &cand, p);
+			const char *pn = sp_str(&m->names, p->src);
+			if (c < 0) {
+				err = report_drop(m, d, &cand, name, p, pn);
+				proc_free(&cand);
+				p->dropseq = m->seq;
+				return err;
+			}
+			err = report_drop(m, d, p, pn, &cand, name);
+			if (err) {
+				proc_free(&cand);
+				return err;
+			}
+			uint32_t gen = p->gen + 1, next = p->next;
+			uint64_t dropseq = p->dropseq;
+			proc_free(p);
+			*p = cand;
+			p->gen = gen;
+			p->next = next;
+			p->dropseq = dropseq;
+			p->src = m->cur_name;
+			first = 1;
+		}
+	}
+	if (first)
+		p->stats = 0;
+	p->stats |= stats;
+	if (!first && ip->proc_id < p->proc_id)
+		p->proc_id = ip->proc_id;
+	if (add_counters(m, p, in, ip, first, 0) < 0)
+		return XP_E_NOMEM;
+	p->seq = m->seq;
+	return add_vps(m, p, in, ip, io->n_values_per_vp);
+}
+
+static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
+                          const char *name, xp_diags *d)
+{
+	xp_objfile io;
+	xp_err err;
+	xp_fb_objfile(in, i, &io);
+	uint32_t path = m->smap[io.path];
+	uint32_t ofi = m->of_by_str[path];
+	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
+	if (ofi == NONE) {
+		if (m->type == XP_DT_OBJFD && m->nof > 0)
+			return xp_diag_file(d, XP_E_INVAL, name,
+			                    "objfd data of %s cannot be merged with "
+			                    "objfd data of %s from %s",
+			                    sp_str(&m->str, path),
+			                    sp_str(&m->str, m->of[0].path),
+			                    m->first_name);
+		if ((err = GROW(m->of, m->ofcap, m->nof + 1)))
+			return err;
+		ofi = m->nof++;
+		m->of_by_str[path] = ofi;
+		aobj *o = &m->of[ofi];
+		memset(o, 0, sizeof *o);
+		o->path = path;
+		o->c = ic;
+		o->src = m->cur_name;
+		o->first = o->last = NONE;
+	}
+	aobj *o = &m->of[ofi];
+	if (cmp_comp(&ic, &o->c) > 0) {
+		o->c = ic;
+		o->src = m->cur_name;
+	}
+	if (io.n_srcfile_names > o->n_srcfile_names)
+		o->n_srcfile_names = io.n_srcfile_names;
+	for (uint32_t s = 0; s < io.n_stats; s++) {
+		xp_stat st;
+		xp_fb_stat(in, io.first_stat + s, &st);
+		o->stats |= st.kind == XP_STAT_MAX ? STB_MAX : STB_SUM;
+	}
+
+	/* Tuples without a file use the previous one's, across procedures. */
+	uint32_t cur = NONE;
+	uint32_t *res = NULL;
+	size_t rescap = 0;
+	for (uint32_t k = 0; k < io.n_procs; k++) {
+		xp_proc ip;
+		xp_fb_proc(in, io.first_proc + k, &ip);
+		if (ip.n_tuples > rescap) {
+			size_t nc = ip.n_tuples * 2;
+			uint32_t *r = realloc(res, nc * sizeof *r);
+			if (!r) {
+				free(res);
+				return XP_E_NOMEM;
+			}
+			res = r;
+			rescap = nc;
+		}
+		for (uint32_t t = 0; t < ip.n_tuples; t++) {
+			uint32_t f = xp_get_le32(xp_rec(in, XP_T_TUPLES,
+			                                ip.first_tuple + t) +
+			                         XP_TU_FILE);
+			if (f != XP_NOSTR)
+				cur = m->smap[f];
+			res[t] = cur;
+		}
+		if ((err = add_proc(m, ofi, in, &io, &ip, res, name, d))) {
+			free(res);
+			return err;
+		}
+	}
+	free(res);
+	return XP_E_OK;
+}
+
+static xp_err add_program(xp_merger *m, const xp_fb *in, uint32_t i)
+{
+	xp_program ip;
+	xp_err err;
+	xp_fb_program(in, i, &ip);
+	uint32_t path = m->smap[ip.path];
+	uint32_t gi = m->pg_by_str[path];
+	if (gi == NONE) {
+		if ((err = GROW(m->pg, m->pgcap, m->npg + 1)))
+			return err;
+		gi = m->npg++;
+		m->pg_by_str[path] = gi;
+		memset(&m->pg[gi], 0, sizeof m->pg[gi]);
+		m->pg[gi].path = path;
+	}
+	aprog *g = &m->pg[gi];
+	for (uint32_t s = 0; s < ip.n_stats; s++) {
+		xp_stat st;
+		xp_fb_stat(in, ip.first_stat + s, &st);
+		g->stats |= st.kind == XP_STAT_MAX ? STB_MAX : STB_SUM;
+	}
+	for (uint32_t k = 0; k < ip.n_objrefs; k++) {
+		uint32_t r = m->smap[xp_fb_objref(in, ip.first_objref + k)];
+		uint32_t j;
+		for (j = 0; j < g->nref && g->refs[j] != r; j++)
+			;
+		if (j < g->nref)
+			continue;
+		if ((err = GROW(g->refs, g->rcap, g->nref + 1)))
+			return err;
+		g->refs[g->nref++] = r;
+	}
+	for (uint32_t k = 0; k < ip.n_comdats; k++) {
+		xp_comdat cd;
+		xp_fb_comdat(in, ip.first_comdat + k, &cd);
+		pair pp = {m->smap[cd.proc], m->smap[cd.objfile]};
+		uint32_t j;
+		for (j = 0; j < g->ncd; j++)
+			if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
+				break;
+		if (j < g->ncd)
+			continue;
+		if ((err = GROW(g->cds, g->ccap, g->ncd + 1)))
+			return err;
+		g->cds[g->ncd++] = pp;
+	}
+	return XP_E_OK;
+}
+
+static uint64_t lkey(uint32_t sf, uint32_t line, uint32_t col)
+{
+	return mix64((uint64_t)sf << 32 | line) ^ ((uint64_t)col * 0x9e3779b97f4a7c15u);
+}
+
+static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
+{
+	xp_srcfile is;
+	xp_err err;
+	xp_fb_srcfile(in, i, &is);
+	uint32_t path = m->smap[is.path];
+	uint32_t si = m->sf_by_str[path];
+	if (si == NONE) {
+		if ((err = GROW(m->sf, m->sfcap, m->nsf + 1)))
+			return err;
+		si = m->nsf++;
+		m->sf_by_str[path] = si;
+		memset(&m->sf[si], 0, sizeof m->sf[si]);
+		m->sf[si].path = path;
+	}
+	for (uint32_t k = 0; k < is.n_lines; k++) {
+		xp_srcline il;
+		xp_fb_srcline(in, is.first_line + k, &il);
+		/* The key hashes (srcfile, line, col); collisions are told
+		 * apart by a chain of candidates probed in turn. */
+		uint64_t key = lkey(si, il.line, il.col);
+		uint32_t li = NONE;
+		for (;;) {
+			uint32_t slot, v = map_find(&m->linemap, key, &slot);
+			if (!v)
+				break;
+			aline *l = &m->ln[v - 1];
+			if (l->sf == si && l->line == il.line && l->col == il.col) {
+				li = v - 1;
+				break;
+			}
+			key = mix64(key + 1);
+		}
+		if (li == NONE) {
+			if ((err = GROW(m->ln, m->lncap, m->nln + 1)))
+				return err;
+			li = m->nln++;
+			m->ln[li] = (aline){si, il.line, il.col, 0, 0, NULL};
+			if ((err = map_put(&m->linemap, key, li)))
+				return err;
+			asrc *s = &m->sf[si];
+			if ((err = GROW(s->lines, s->cap, s->nline + 1)))
+				return err;
+			s->lines[s->nline++] = li;
+		}
+		aline *l = &m->ln[li];
+		for (uint32_t q = 0; q < il.n_refs; q++) {
+			xp_blockref br;
+			xp_fb_blockref(in, il.first_ref + q, &br);
+			uint32_t po = m->smap[br.objfile], pp = m->smap[br.proc];
+			uint32_t tag = TAG_ANY;
+			uint32_t ofi = m->of_by_str[po];
+			uint32_t pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
+			if (pi != NONE) {
+				aproc *p = &m->pr[pi];
+				if (p->seq == m->seq)
+					tag = p->gen;
+				else if (p->dropseq == m->seq)
+					continue; /* its version was dropped */
+			}
+			uint32_t e;
+			for (e = 0; e < l->nref; e++)
+				if (l->ref[e].block == br.block && l->ref[e].proc == pp &&
+				    l->ref[e].objfile == po)
+					break;
+			if (e == l->nref) {
+				if ((err = GROW(l->ref, l->cap, l->nref + 1)))
+					return err;
+				l->ref[e] = (aref){po, pp, br.block, tag, 0, m->seq};
+				l->nref++;
+				add_value(m, &l->ref[e].count, br.count, 1);
+				continue;
+			}
+			aref *r = &l->ref[e];
+			if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
+				/* Counts of a version since replaced. */
+				r->tag = tag;
+				r->count = 0;
+				add_value(m, &r->count, br.count, 1);
+			} else {
+				if (r->tag == TAG_ANY)
+					r->tag = tag;
+				add_value(m, &r->count, br.count, 0);
+			}
+			r->seq = m->seq;
+		}
+	}
+	return XP_E_OK;
+}
+
+xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
+                     const char *name, xp_diags *d)
+{
+	xp_err err;
+	if (!name)
+		name = "<input>";
+	if (m->failed)
+		return xp_diag_file(d, XP_E_INVAL, name,
+		                    "the merge failed earlier");
+	if (!(weight > 0) || !isfinite(weight))
+		return xp_diag_file(d, XP_E_INVAL, name,
+		                    "weight %g is not a positive number", weight);
+	if (m->count == 0) {
+		m->type = in->type;
+		m->first_name = strdup(name);
+		if (!m->first_name)
+			return XP_E_NOMEM;
+	} else if (in->type != m->type) {
+		return xp_diag_file(d, XP_E_INVAL, name,
+		                    "holds %s data, but %s holds %s data",
+		                    xp_datatype_name(in->type), m->first_name,
+		                    xp_datatype_name(m->type));
+	}
+	m->failed = 1;
+	if (weight <= 18446744073709549568.0 &&
+	    (double)(uint64_t)weight == weight) {
+		m->w_int = 1;
+		m->w = (uint64_t)weight;
+	} else {
+		m->w_int = 0;
+		m->wl = weight;
+	}
+	m->seq = m->count + 1;
+	if ((err = sp_intern(&m->names, name, strlen(name), &m->cur_name)))
+		return err;
+
+	uint32_t ns = in->nstr;
+	free(m->smap);
+	m->smap = malloc(((size_t)ns + 1) * sizeof *m->smap);
+	if (!m->smap)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < ns; i++)
+		if ((err = sp_intern(&m->str, xp_fb_str(in, i), xp_fb_strlen(in, i),
+		                     &m->smap[i])))
+			return err;
+	if ((err = ensure_by_str(m)))
+		return err;
+
+	if (in->minor == 4)
+		m->minor = 4;
+	if (in->n_proc_names > m->n_proc_names)
+		m->n_proc_names = in->n_proc_names;
+
+	uint32_t n = in->n[XP_T_OBJFILES];
+	for (uint32_t i = 0; i < n; i++)
+		if ((err = add_objfile(m, in, i, name, d)))
+			return err;
+	n = in->n[XP_T_PROGRAMS];
+	for (uint32_t i = 0; i < n; i++)
+		if ((err = add_program(m, in, i)))
+			return err;
+	n = in->n[XP_T_SRCFILES];
+	for (uint32_t i = 0; i < n; i++)
+		if ((err = add_srcfile(m, in, i)))
+			return err;
+	free(m->smap);
+	m->smap = NULL;
+	m->count++;
+	m->failed = 0;
+	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Producing the result                                                */
+/* ------------------------------------------------------------------ */
+
+static uint64_t scale_value(xp_merger *m, uint64_t v)
+{
+	if (m->o.scale == 1 || v == 0)
+		return v;
+	int sat = 0;
+	uint64_t r = round_u64((long double)v * (long double)m->o.scale, &sat);
+	if (sat)
+		m->saturated++;
+	return r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? U64MAX : a + b;
+}
+
+/* Sorting helpers take the merger through a file-local context struct. */
+typedef struct {
+	const xp_merger *m;
+	xp_vptype type;
+} sortctx;
+
+static void msort_u32(uint32_t *a, uint32_t *tmp, size_t n,
+                      int (*cmp)(const sortctx *, uint32_t, uint32_t),
+                      const sortctx *c)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	msort_u32(a, tmp, h, cmp, c);
+	msort_u32(a + h, tmp, n - h, cmp, c);
+	if (cmp(c, a[h - 1], a[h]) <= 0)
+		return;
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp(c, a[i], a[j]) <= 0 ? a[i++] : a[j++];
+	while (i < h)
+		tmp[k++] = a[i++];
+	while (j < n)
+		tmp[k++] = a[j++];
+	memcpy(a, tmp, n * sizeof *a);
+}
+
+static xp_err sort_u32(uint32_t *a, size_t n,
+                       int (*cmp)(const sortctx *, uint32_t, uint32_t),
+                       const sortctx *c)
+{
+	uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+	if (!tmp)
+		return XP_E_NOMEM;
+	msort_u32(a, tmp, n, cmp, c);
+	free(tmp);
+	return XP_E_OK;
+}
+
+static int cmp_of(const sortctx *c, uint32_t a, uint32_t b)
+{
+	return strcmp_id(c->m, c->m->of[a].path, c->m->of[b].path);
+}
+
+static int cmp_pr(const sortctx *c, uint32_t a, uint32_t b)
+{
+	return strcmp_id(c->m, c->m->pr[a].name, c->m->pr[b].name);
+}
+
+static int cmp_pr_id(const sortctx *c, uint32_t a, uint32_t b)
+{
+	const aproc *x = &c->m->pr[a], *y = &c->m->pr[b];
+	if (x->proc_id != y->proc_id)
+		return x->proc_id < y->proc_id ? -1 : 1;
+	return strcmp_id(c->m, x->name, y->name);
+}
+
+static int cmp_pg(const sortctx *c, uint32_t a, uint32_t b)
+{
+	return strcmp_id(c->m, c->m->pg[a].path, c->m->pg[b].path);
+}
+
+static int cmp_sf(const sortctx *c, uint32_t a, uint32_t b)
+{
+	return strcmp_id(c->m, c->m->sf[a].path, c->m->sf[b].path);
+}
+
+static int cmp_str_ids(const sortctx *c, uint32_t a, uint32_t b)
+{
+	return strcmp_id(c->m, a, b);
+}
+
+static int cmp_ln(const sortctx *c, uint32_t a, uint32_t b)
+{
+	const aline *x = &c->m->ln[a], *y = &c->m->ln[b];
+	CMPNUM(x->line, y->line);
+	CMPNUM(x->col, y->col);
+	return 0;
+}
+
+static int cmp_ref(const xp_merger *m, const aref *x, const aref *y)
+{
+	int r = strcmp_id(m, x->objfile, y->objfile);
+	if (r)
+		return r;
+	if ((r = strcmp_id(m, x->proc, y->proc)))
+		return r;
+	CMPNUM(x->block, y->block);
+	return 0;
+}
+
+static int cmp_pair(const xp_merger *m, const pair *x, const pair *y)
+{
+	int r = strcmp_id(m, x->b, y->b);
+	return r ? r : strcmp_id(m, x->a, y->a);
+}
+
+/* IEEE totalOrder on the bits of a float or double. */
+static uint64_t total_key(uint64_t bits, int is_float)
+{
+	uint64_t sign = is_float ? 1u << 31 : (uint64_t)1 << 63;
+	uint64_t mask = is_float ? 0xffffffffu : U64MAX;
+	bits &= mask;
+	return bits & sign ? ~bits & mask : bits | sign;
+}
+
+static int cmp_vval(const xp_merger *m, xp_vptype type, const vval *x,
+                    const vval *y)
+{
+	CMPNUM(y->count, x->count);
+	if (x->has != y->has)
+		return x->has ? -1 : 1;
+	if (!x->has)
+		return 0;
+	switch (type) {
+	case XP_VP_INT:
+	case XP_VP_LLONG: {
+		int64_t a = (int64_t)x->key, b = (int64_t)y->key;
+		CMPNUM(a, b);
+		return 0;
+	}
+	case XP_VP_FLOAT:
+	case XP_VP_DOUBLE: {
+		uint64_t a = total_key(x->key, type == XP_VP_FLOAT);
+		uint64_t b = total_key(y->key, type == XP_VP_FLOAT);
+		CMPNUM(a, b);
+		return 0;
+	}
+	case XP_VP_PROC: {
+		int r = strcmp_id(m, (uint32_t)x->key, (uint32_t)y->key);
+		if (r)
+			return r;
+		return strcmp_id(m, (uint32_t)(x->key >> 32),
+		                 (uint32_t)(y->key >> 32));
+	}
+	}
+	return 0;
+}
+
+/* Insertion sort: value lists are short. */
+static void sort_vvals(const xp_merger *m, xp_vptype type, vval *v,
+                       uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		vval x = v[i];
+		uint32_t j = i;
+		while (j > 0 && cmp_vval(m, type, &x, &v[j - 1]) < 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+static int cmp_vrec(const void *a, const void *b)
+{
+	const vrec *x = a, *y = b;
+	CMPNUM(x->expr, y->expr);
+	CMPNUM(x->type, y->type);
+	return 0;
+}
+
+static void sort_refs(const xp_merger *m, aref *r, uint32_t n)
+{
+	/* Lines hold few refs; a shell sort keeps this simple and fast. */
+	for (uint32_t gap = n / 2; gap > 0; gap /= 2)
+		for (uint32_t i = gap; i < n; i++) {
+			aref x = r[i];
+			uint32_t j = i;
+			while (j >= gap && cmp_ref(m, &x, &r[j - gap]) < 0) {
+				r[j] = r[j - gap];
+				j -= gap;
+			}
+			r[j] = x;
+		}
+}
+
+/* Final counts, the drops decided at the end, and the stats. */
+static xp_err settle(xp_merger *m, xp_diags *d)
+{
+	xp_err err;
+	for (uint32_t i = 0; i < m->npr; i++) {
+		aproc *p = &m->pr[i];
+		aobj *o = &m->of[p->of];
+		if (p->nvr > 0 && p->c.nvpv != o->c.nvpv) {
+			aproc win = *p;
+			win.c = o->c;
+			err = report_drop(m, d, p, sp_str(&m->names, p->src), &win,
+			                  sp_str(&m->names, o->src));
+			if (err)
+				return err;
+			p->dropped = 1;
+			continue;
+		}
+		for (uint32_t k = 0; k < p->ncnt; k++)
+			p->cval[k] = scale_value(m, p->cval[k]);
+		for (uint32_t k = 0; k < p->nvr; k++)
+			for (uint32_t q = 0; q < p->vr[k].nv; q++)
+				p->vr[k].v[q].count =
+					scale_value(m, p->vr[k].v[q].count);
+		if (m->o.sparse) {
+			int any = 0;
+			for (uint32_t k = 0; k < p->ncnt && !any; k++)
+				any = p->cval[k] != 0;
+			if (!any)
+				p->dropped = 2;
+		}
+	}
+	for (uint32_t i = 0; i < m->nln; i++) {
+		aline *l = &m->ln[i];
+		uint32_t k = 0;
+		for (uint32_t q = 0; q < l->nref; q++) {
+			aref *r = &l->ref[q];
+			if (r->tag != TAG_ANY) {
+				uint32_t ofi = m->of_by_str[r->objfile];
+				uint32_t pi = ofi == NONE ? NONE
+				                          : find_proc(m, ofi, r->proc);
+				if (pi != NONE && (m->pr[pi].gen != r->tag ||
+				                   m->pr[pi].dropped == 1))
+					continue;
+			}
+			r->count = scale_value(m, r->count);
+			l->ref[k++] = *r;
+		}
+		l->nref = k;
+	}
+	for (uint32_t i = 0; i < m->nof; i++) {
+		aobj *o = &m->of[i];
+		o->max = o->sum = 0;
+		for (uint32_t pi = o->first; pi != NONE; pi = m->pr[pi].next) {
+			aproc *p = &m->pr[pi];
+			if (p->dropped)
+				continue;
+			for (uint32_t k = 0; k < p->ncnt; k++) {
+				if (p->cval[k] > o->max)
+					o->max = p->cval[k];
+				o->sum = sat_add(o->sum, p->cval[k]);
+			}
+		}
+	}
+	return XP_E_OK;
+}
+
+/*
+ * How many counts of the result stand at 2^64-1, once some count was
+ * cut there: the counters that saturated, told apart from the others
+ * without a flag per counter.
+ */
+static uint64_t count_saturated(const xp_merger *m)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < m->npr; i++) {
+		const aproc *p = &m->pr[i];
+		if (p->dropped)
+			continue;
+		for (uint32_t k = 0; k < p->ncnt; k++)
+			n += p->cval[k] == U64MAX;
+		for (uint32_t k = 0; k < p->nvr; k++)
+			for (uint32_t q = 0; q < p->vr[k].nv; q++)
+				n += p->vr[k].v[q].count == U64MAX;
+	}
+	for (uint32_t i = 0; i < m->nln; i++)
+		for (uint32_t q = 0; q < m->ln[i].nref; q++)
+			n += m->ln[i].ref[q].count == U64MAX;
+	return n;
+}
+
+static xp_err add_stats(xp_fbb *b, unsigned kinds, uint64_t max, uint64_t sum)
+{
+	xp_err err = XP_E_OK;
+	if (kinds & STB_MAX)
+		err = xp_fbb_add_stat(b, XP_STAT_MAX, max);
+	if (!err && (kinds & STB_SUM))
+		err = xp_fbb_add_stat(b, XP_STAT_SUM, sum);
+	return err;
+}
+
+static xp_err emit_proc(xp_merger *m, xp_fbb *b, aproc *p, const uint32_t *smap,
+                        uint32_t nvpv, uint32_t *prevfile)
+{
+	xp_err err;
+	xp_proc pr = {0};
+	pr.name = smap[p->name];
+	pr.signature = p->sig;
+	pr.proc_id = p->proc_id;
+	pr.n_vp_sites = p->n_vp_sites;
+	pr.n_srcmap_ops = p->n_srcmap_ops;
+	if ((err = xp_fbb_begin_proc(b, &pr)))
+		return err;
+	uint64_t max = 0, sum = 0;
+	for (uint32_t k = 0; k < p->ncnt; k++) {
+		if (p->cval[k] > max)
+			max = p->cval[k];
+		sum = sat_add(sum, p->cval[k]);
+	}
+	if ((err = add_stats(b, p->stats, max, sum)))
+		return err;
+	/* Counters by id. */
+	uint32_t n = p->ncnt;
+	uint64_t *ord = malloc(((size_t)n + 1) * sizeof *ord);
+	if (!ord)
+		return XP_E_NOMEM;
+	for (uint32_t k = 0; k < n; k++)
+		ord[k] = (uint64_t)p->cid[k] << 32 | k;
+	xp_qsort(ord, n, sizeof *ord, cmp_u64pair);
+	for (uint32_t k = 0; k < n && !err; k++)
+		err = xp_fbb_add_counter(b, (uint32_t)(ord[k] >> 32),
+		                         p->cval[(uint32_t)ord[k]]);
+	free(ord);
+	if (err)
+		return err;
+	if (p->nvr > 1)
+		xp_qsort(p->vr, p->nvr, sizeof *p->vr, cmp_vrec);
+	for (uint32_t k = 0; k < p->nvr; k++) {
+		vrec *r = &p->vr[k];
+		sort_vvals(m, r->type, r->v, r->nv);
+		if ((err = xp_fbb_add_vp(b, r->expr, r->type)))
+			return err;
+		for (uint32_t q = 0; q < nvpv; q++) {
+			xp_vpval v = {0};
+			if (q < r->nv && r->v[q].has) {
+				uint64_t key = r->v[q].key;
+				v.has_value = 1;
+				switch ((xp_vptype)r->type) {
+				case XP_VP_INT:
+					v.v.i = (int32_t)(int64_t)key;
+					break;
+				case XP_VP_LLONG:
+					v.v.ll = (int64_t)key;
+					break;
+				case XP_VP_FLOAT: {
+					uint32_t u = (uint32_t)key;
+					memcpy(&v.v.f, &u, sizeof u);
+					break;
+				}
+				case XP_VP_DOUBLE:
+					memcpy(&v.v.d, &key, sizeof key);
+					break;
+				case XP_VP_PROC:
+					v.v.proc.name = smap[(uint32_t)key];
+					v.v.proc.objfile = smap[(uint32_t)(key >> 32)];
+					break;
+				}
+			}
+			if (q < r->nv)
+				v.count = r->v[q].count;
+			if ((err = xp_fbb_add_vpval(b, &v)))
+				return err;
+		}
+	}
+	for (uint32_t k = 0; k < p->nblk; k++) {
+		const unsigned char *r = p->blk + (size_t)k * XP_RS_BLOCK;
+		if ((err = xp_fbb_add_block(b, xp_get_le32(r + XP_BK_ID),
+		                            xp_get_le32(r + XP_BK_COUNTER))))
+			return err;
+	}
+	for (uint32_t k = 0; k < p->nedge; k++) {
+		const unsigned char *r = p->edge + (size_t)k * XP_RS_EDGE;
+		xp_edge e = {xp_get_le32(r + XP_ED_ID), xp_get_le32(r + XP_ED_COUNTER),
+		             xp_get_le32(r + XP_ED_FROM), xp_get_le32(r + XP_ED_TO)};
+		if ((err = xp_fbb_add_edge(b, &e)))
+			return err;
+	}
+	for (uint32_t k = 0; k < p->ntup; k++) {
+		xp_tuple t = p->tup[k];
+		uint32_t f = t.srcfile;
+		t.srcfile = XP_NOSTR;
+		if (f != NONE && f != *prevfile) {
+			t.srcfile = smap[f];
+			*prevfile = f;
+		}
+		if ((err = xp_fbb_add_tuple(b, &t)))
+			return err;
+	}
+	return XP_E_OK;
+}
+
+static xp_err emit(xp_merger *m, xp_fbb *b, const uint32_t *smap)
+{
+	xp_err err;
+	sortctx c = {m, 0};
+	uint32_t *ofs = malloc(((size_t)m->nof + 1) * sizeof *ofs);
+	uint32_t *procs = NULL;
+	uint32_t pcap = 0;
+	if (!ofs)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < m->nof; i++)
+		ofs[i] = i;
+	if ((err = sort_u32(ofs, m->nof, cmp_of, &c)))
+		goto out;
+	for (uint32_t i = 0; i < m->nof; i++) {
+		aobj *o = &m->of[ofs[i]];
+		uint32_t np = 0;
+		for (uint32_t pi = o->first; pi != NONE; pi = m->pr[pi].next) {
+			if (m->pr[pi].dropped)
+				continue;
+			if ((err = GROW(procs, pcap, np + 1)))
+				goto out;
+			procs[np++] = pi;
+		}
+		/* Proc ids: kept when they still number 1..n without
+		 * repeats.  Otherwise they are renumbered in name order (a
+		 * function of the merged set alone, so that merging stays
+		 * associative), except that --sparse renumbers densely
+		 * keeping the order of the ids. */
+		if ((err = sort_u32(procs, np, cmp_pr_id, &c)))
+			goto out;
+		int dense = 1;
+		for (uint32_t k = 0; k < np; k++)
+			if (m->pr[procs[k]].proc_id != k + 1)
+				dense = 0;
+		if (!dense && m->o.sparse)
+			for (uint32_t k = 0; k < np; k++)
+				m->pr[procs[k]].proc_id = k + 1;
+		if ((err = sort_u32(procs, np, cmp_pr, &c)))
+			goto out;
+		if (!dense && !m->o.sparse)
+			for (uint32_t k = 0; k < np; k++)
+				m->pr[procs[k]].proc_id = k + 1;
+		xp_objfile of = {0};
+		of.path = smap[o->path];
+		of.tv_sec = o->c.tv_sec;
+		of.tv_usec = o->c.tv_usec;
+		of.signature = o->c.sig;
+		of.n_values_per_vp = o->c.nvpv;
+		of.n_srcfile_names = o->n_srcfile_names;
+		if ((err = xp_fbb_begin_objfile(b, &of)) ||
+		    (err = add_stats(b, o->stats, o->max, o->sum)))
+			goto out;
+		uint32_t prev = NONE;
+		for (uint32_t k = 0; k < np; k++)
+			if ((err = emit_proc(m, b, &m->pr[procs[k]], smap, o->c.nvpv,
+			                     &prev)))
+				goto out;
+	}
+
+	uint32_t *pgs = malloc(((size_t)m->npg + 1) * sizeof *pgs);
+	if (!pgs) {
+		err = XP_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->npg; i++)
+		pgs[i] = i;
+	if ((err = sort_u32(pgs, m->npg, cmp_pg, &c))) {
+		free(pgs);
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->npg && !err; i++) {
+		aprog *g = &m->pg[pgs[i]];
+		uint64_t max = 0, sum = 0;
+		for (uint32_t k = 0; k < g->nref; k++) {
+			uint32_t ofi = m->of_by_str[g->refs[k]];
+			if (ofi == NONE)
+				continue;
+			if (m->of[ofi].max > max)
+				max = m->of[ofi].max;
+			sum = sat_add(sum, m->of[ofi].sum);
+		}
+		if ((err = xp_fbb_begin_program(b, smap[g->path])) ||
+		    (err = add_stats(b, g->stats, max, sum)) ||
+		    (err = sort_u32(g->refs, g->nref, cmp_str_ids, &c)))
+			break;
+		for (uint32_t k = 0; k < g->nref && !err; k++)
+			err = xp_fbb_add_objref(b, smap[g->refs[k]]);
+		/* Insertion sort of the comdat pairs. */
+		for (uint32_t k = 1; k < g->ncd; k++) {
+			pair x = g->cds[k];
+			uint32_t j = k;
+			while (j > 0 && cmp_pair(m, &x, &g->cds[j - 1]) < 0) {
+				g->cds[j] = g->cds[j - 1];
+				j--;
+			}
+			g->cds[j] = x;
+		}
+		for (uint32_t k = 0; k < g->ncd && !err; k++)
+			err = xp_fbb_add_comdat(b, smap[g->cds[k].a],
+			                        smap[g->cds[k].b]);
+	}
+	free(pgs);
+	if (err)
+		goto out;
+
+	uint32_t *sfs = malloc(((size_t)m->nsf + 1) * sizeof *sfs);
+	if (!sfs) {
+		err = XP_E_NOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->nsf; i++)
+		sfs[i] = i;
+	if ((err = sort_u32(sfs, m->nsf, cmp_sf, &c))) {
+		free(sfs);
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->nsf && !err; i++) {
+		asrc *s = &m->sf[sfs[i]];
+		if ((err = xp_fbb_begin_srcfile(b, smap[s->path])) ||
+		    (err = sort_u32(s->lines, s->nline, cmp_ln, &c)))
+			break;
+		for (uint32_t k = 0; k < s->nline && !err; k++) {
+			aline *l = &m->ln[s->lines[k]];
+			if (l->nref == 0)
+				continue;
+			if ((err = xp_fbb_begin_srcline(b, l->line, l->col)))
+				break;
+			sort_refs(m, l->ref, l->nref);
+			for (uint32_t q = 0; q < l->nref && !err; q++) {
+				xp_blockref br = {l->ref[q].block, l->ref[q].count,
+				                  smap[l->ref[q].proc],
+				                  smap[l->ref[q].objfile]};
+				err = xp_fbb_add_blockref(b, &br);
+			}
+		}
+	}
+	free(sfs);
+out:
+	free(ofs);
+	free(procs);
+	return err;
+}
+
+xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d)
+{
+	xp_err err;
+	*out = NULL;
+	if (m->failed)
+		return xp_diag_file(d, XP_E_INVAL, "merge",
+		                    "the merge failed earlier");
+	m->failed = 1;
+	if ((err = settle(m, d)))
+		return err;
+	if (m->saturated)
+		m->saturated = count_saturated(m);
+	if (m->saturated)
+		xp_diag_warn(d, "",
+		             "%llu count%s saturated at 18446744073709551615",
+		             (unsigned long long)m->saturated,
+		             m->saturated == 1 ? "" : "s");
+
+	xp_fbb *b = xp_fbb_new(m->type, m->minor, m->n_proc_names);
+	uint32_t *smap = malloc(((size_t)m->str.n + 1) * sizeof *smap);
+	if (!b || !smap) {
+		xp_fbb_free(b);
+		free(smap);
+		return XP_E_NOMEM;
+	}
+	err = XP_E_OK;
+	for (uint32_t i = 0; i < m->str.n && !err; i++)
+		err = xp_fbb_intern(b, sp_str(&m->str, i), sp_len(&m->str, i),
+		                    &smap[i]);
+	if (!err)
+		err = emit(m, b, smap);
+	if (!err)
+		err = xp_fbb_finish(b, out);
+	xp_fbb_free(b);
+	free(smap);
+	return err;
+}

@@ -1,0 +1,529 @@
+/*
+ * xprof_merge - merge feedback profiles from many training runs into one.
+ *
+ *   xprof_merge -o OUT [options] INPUT...
+ *
+ * Inputs are profile directories, feedback database files or feedback
+ * texts, recognised from their content, given on the command line, with
+ * -w WEIGHT,PATH, or listed in @LISTFILE files.  They are opened, added to
+ * the merger and closed one at a time, so any number of them can be merged
+ * in memory proportional to the result.  Nothing is written unless every
+ * input was merged; the output (a profile directory, or with --text a
+ * feedback text) is replaced atomically.  With --accumulate the output
+ * directory is locked for the whole run and its existing data is one more
+ * input, so that concurrent runs adding to one directory lose nothing.
+ *
+ * Exit status: 0 on success (warnings allowed), 2 on any trouble.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xprof.h"
+
+#define PROG "xprof_merge"
+#define MAX_DIAGS 100000
+
+static const char usage_text[] =
+	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
+	"       [--scale=F] [--sparse] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
+	"       " PROG " -h | -V\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "%s: %s: %s\n", PROG, msg, arg);
+	else
+		fprintf(stderr, "%s: %s\n", PROG, msg);
+	usage(stderr);
+	return 2;
+}
+
+/* The state of a run, passed to the helpers. */
+typedef struct {
+	xp_merger *m;
+	int quiet;
+	uint64_t done, total;
+	int progress;          /* stderr is a terminal */
+	int shown;             /* a progress line is on screen */
+	struct timespec start, last;
+	int have_type;         /* the first input's data type is known */
+	xp_datatype type;
+	char *objfile;         /* objfd: the object file of the inputs */
+} run;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void clear_progress(run *r)
+{
+	if (r->shown) {
+		fputs("\r\033[K", stderr);
+		r->shown = 0;
+	}
+}
+
+static void show_progress(run *r)
+{
+	struct timespec now;
+	if (!r->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (since(&r->start, &now) < 1.0 || (r->shown && since(&r->last, &now) < 0.1))
+		return;
+	r->last = now;
+	fprintf(stderr, "\r%s: %llu/%llu inputs", PROG,
+	        (unsigned long long)r->done, (unsigned long long)r->total);
+	r->shown = 1;
+}
+
+/*
+ * Prints diagnostics: errors always, warnings unless quiet.  A warning of
+ * the merge as a whole (no file) is printed as "prog: warning: msg".
+ * When nothing explains a failure, err is reported under name.
+ */
+static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
+{
+	size_t n = xp_diags_count(d), errors = 0;
+	for (size_t i = 0; i < n; i++) {
+		const xp_diag *dg = xp_diags_get(d, i);
+		if (dg->severity == XP_SEV_WARNING) {
+			if (r->quiet)
+				continue;
+		} else {
+			errors++;
+		}
+		clear_progress(r);
+		if (dg->file[0] == '\0') {
+			fprintf(stderr, "%s: %s%s\n", PROG,
+			        dg->severity == XP_SEV_WARNING ? "warning: " : "",
+			        dg->msg);
+			continue;
+		}
+		char *s = xp_diag_format(dg, PROG);
+		if (!s) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			return;
+		}
+		fputs(s, stderr);
+		free(s);
+	}
+	if (err != XP_E_OK && errors == 0) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
+	} else if (err != XP_E_OK && xp_diags_dropped(d) > 0) {
+		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
+	}
+}
+
+/* Opens one input and adds it; returns 0 on success. */
+static int add_input(run *r, const char *path, double weight)
+{
+	xp_diags *d = xp_diags_new(MAX_DIAGS);
+	xp_fb *fb = NULL;
+	xp_err err;
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (!d) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	err = xp_open_any(path, &fb, d);
+	if (err == XP_E_OK)
+		err = xp_merger_add(r->m, fb, weight, name, d);
+	if (err == XP_E_OK && !r->have_type) {
+		r->have_type = 1;
+		r->type = xp_fb_datatype(fb);
+		if (r->type == XP_DT_OBJFD && xp_fb_count(fb, XP_T_OBJFILES) == 1) {
+			xp_objfile o;
+			xp_fb_objfile(fb, 0, &o);
+			r->objfile = strdup(xp_fb_str(fb, o.path));
+			if (!r->objfile)
+				err = XP_E_NOMEM;
+		}
+	}
+	xp_diags_sort(d);
+	print_diags(r, d, err, name);
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	r->done++;
+	show_progress(r);
+	return err == XP_E_OK ? 0 : -1;
+}
+
+/*
+ * Adds the data that the locked output directory already holds, of the
+ * inputs' data type (feedback when there were no inputs), with weight 1.
+ * Absent data is not an error: the directory starts empty.
+ */
+static int add_existing(run *r, const char *dir)
+{
+	xp_datatype t = r->have_type ? r->type : XP_DT_FEEDBACK;
+	if (t == XP_DT_OBJFD && !r->objfile)
+		return 0;
+	xp_diags *d = xp_diags_new(MAX_DIAGS);
+	char *path = xp_profdir_file(dir, t, r->objfile);
+	xp_fb *fb = NULL;
+	if (!d || !path) {
+		xp_diags_free(d);
+		free(path);
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	xp_err err = xp_profdir_open(dir, t, r->objfile, &fb, d);
+	if (err == XP_E_NOTFOUND && access(path, F_OK) != 0) {
+		/* Nothing yet: the message about it is not a problem. */
+		xp_diags_free(d);
+		free(path);
+		return 0;
+	}
+	if (err == XP_E_OK)
+		err = xp_merger_add(r->m, fb, 1, path, d);
+	print_diags(r, d, err, path);
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	free(path);
+	return err == XP_E_OK ? 0 : -1;
+}
+
+/*
+ * Parses "WEIGHT,PATH".  Returns the path part, with *w set, or NULL when
+ * the part before the first comma is not a positive finite number.
+ */
+static const char *parse_weighted(const char *s, double *w)
+{
+	const char *comma = strchr(s, ',');
+	if (!comma || comma == s)
+		return NULL;
+	char buf[64];
+	size_t n = (size_t)(comma - s);
+	if (n >= sizeof buf)
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (*end != 0 || errno != 0 || !(v > 0) || !isfinite(v) ||
+	    buf[0] == ' ' || buf[0] == '\t')
+		return NULL;
+	*w = v;
+	return comma + 1;
+}
+
+/*
+ * Walks a list file: one input a line, "WEIGHT,PATH" when the part before
+ * the first comma is a positive number; blank lines and lines starting
+ * with '#' are skipped; leading and trailing blanks are dropped.  With
+ * count set, only counts the inputs.  Returns 0, or -1 after reporting.
+ */
+static int walk_list(run *r, const char *list, int count)
+{
+	FILE *f = fopen(list, "r");
+	if (!f) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int status = 0;
+	unsigned long lineno = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		char *s = line, *e = line + len;
+		while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
+		                 e[-1] == '\t'))
+			e--;
+		*e = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == 0 || *s == '#')
+			continue;
+		if ((size_t)(e - s) != strlen(s)) {
+			clear_progress(r);
+			fprintf(stderr, "%s: %s:%lu: NUL byte in the line\n", PROG,
+			        list, lineno);
+			status = -1;
+			break;
+		}
+		if (count) {
+			r->total++;
+			continue;
+		}
+		double w = 1;
+		const char *path = parse_weighted(s, &w);
+		if (!path)
+			path = s;
+		if (add_input(r, path, w) != 0) {
+			status = -1;
+			break;
+		}
+	}
+	if (status == 0 && ferror(f)) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(errno));
+		status = -1;
+	}
+	free(line);
+	fclose(f);
+	return status;
+}
+
+static int parse_positive(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != 0 || errno != 0 || !(v > 0) || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Writes the merged profile as a text to out ("-": standard output). */
+static xp_err write_text(const xp_fb *fb, const char *out, xp_diags *d)
+{
+	if (strcmp(out, "-") == 0) {
+		xp_err err = xp_text_write_fd(fb, STDOUT_FILENO);
+		if (err == XP_E_IO)
+			fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+		return err;
+	}
+	xp_afile *f;
+	xp_err err = xp_afile_open(out, &f, d);
+	if (err)
+		return err;
+	err = xp_text_write_fd(fb, xp_afile_fd(f));
+	if (err) {
+		int e = errno;
+		xp_afile_abort(f);
+		if (err == XP_E_IO)
+			fprintf(stderr, "%s: %s: cannot write: %s\n", PROG, out,
+			        strerror(e));
+		return err;
+	}
+	return xp_afile_commit(f, d);
+}
+
+enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE };
+
+static const struct option long_opts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"accumulate", no_argument, NULL, 'a'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"text", no_argument, NULL, OPT_TEXT},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"mismatch", required_argument, NULL, OPT_MISMATCH},
+	{"scale", required_argument, NULL, OPT_SCALE},
+	{"sparse", no_argument, NULL, OPT_SPARSE},
+	{"weight", required_argument, NULL, 'w'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
+
+int main(int argc, char **argv)
+{
+	xp_merge_opts mo = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
+	const char *out = NULL;
+	int accumulate = 0, text = 0, quiet = 0, c;
+	const char **weighted = calloc((size_t)argc + 1, sizeof *weighted);
+	size_t nweighted = 0;
+	int status = 2;
+
+	if (!weighted) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:aqw:hV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'a':
+			accumulate = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'w': {
+			double w;
+			if (!parse_weighted(optarg, &w)) {
+				free(weighted);
+				return usage_error("-w needs WEIGHT,INPUT with a positive "
+				                   "weight",
+				                   optarg);
+			}
+			weighted[nweighted++] = optarg;
+			break;
+		}
+		case OPT_TEXT:
+			text = 1;
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "sum") == 0)
+				mo.mode = XP_MERGE_SUM;
+			else if (strcmp(optarg, "max") == 0)
+				mo.mode = XP_MERGE_MAX;
+			else if (strcmp(optarg, "min") == 0)
+				mo.mode = XP_MERGE_MIN;
+			else {
+				free(weighted);
+				return usage_error("unknown mode", optarg);
+			}
+			break;
+		case OPT_MISMATCH:
+			if (strcmp(optarg, "error") == 0)
+				mo.mismatch = XP_MISMATCH_ERROR;
+			else if (strcmp(optarg, "skip") == 0)
+				mo.mismatch = XP_MISMATCH_SKIP;
+			else if (strcmp(optarg, "warn") == 0)
+				mo.mismatch = XP_MISMATCH_WARN;
+			else {
+				free(weighted);
+				return usage_error("unknown mismatch policy", optarg);
+			}
+			break;
+		case OPT_SCALE:
+			if (parse_positive(optarg, &mo.scale) != 0) {
+				free(weighted);
+				return usage_error("--scale needs a positive number",
+				                   optarg);
+			}
+			break;
+		case OPT_SPARSE:
+			mo.sparse = 1;
+			break;
+		case 'h':
+			free(weighted);
+			usage(stdout);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case 'V':
+			free(weighted);
+			printf("%s %s\n", PROG, XP_VERSION_STRING);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case ':':
+			free(weighted);
+			return usage_error("option needs an argument",
+			                   argv[optind - 1]);
+		default:
+			free(weighted);
+			return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (!out) {
+		free(weighted);
+		return usage_error("missing -o OUT", NULL);
+	}
+	if (out[0] == '\0') {
+		free(weighted);
+		return usage_error("empty output name", NULL);
+	}
+	if (accumulate && text) {
+		free(weighted);
+		return usage_error("--accumulate needs a profile directory, not "
+		                   "--text",
+		                   NULL);
+	}
+	if (!accumulate && optind == argc && nweighted == 0) {
+		free(weighted);
+		return usage_error("no input", NULL);
+	}
+
+	run r = {0};
+	r.quiet = quiet;
+	r.progress = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &r.start);
+	r.m = xp_merger_new(&mo);
+	xp_diags *d = xp_diags_new(MAX_DIAGS);
+	xp_lock *lock = NULL;
+	xp_fb *res = NULL;
+	xp_err err;
+	if (!r.m || !d) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		goto done;
+	}
+
+	/* Count the inputs for the progress line. */
+	r.total = nweighted;
+	for (int i = optind; i < argc; i++) {
+		if (argv[i][0] == '@') {
+			if (r.progress && walk_list(&r, argv[i] + 1, 1) != 0)
+				goto done;
+		} else {
+			r.total++;
+		}
+	}
+
+	if (accumulate) {
+		err = xp_profdir_lock(out, 1, &lock, d);
+		if (err) {
+			print_diags(&r, d, err, out);
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < nweighted; i++) {
+		double w = 1;
+		const char *path = parse_weighted(weighted[i], &w);
+		if (add_input(&r, path, w) != 0)
+			goto done;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (argv[i][0] == '@') {
+			if (walk_list(&r, argv[i] + 1, 0) != 0)
+				goto done;
+		} else if (add_input(&r, argv[i], 1) != 0) {
+			goto done;
+		}
+	}
+	if (accumulate && add_existing(&r, out) != 0)
+		goto done;
+	clear_progress(&r);
+	err = xp_merger_finish(r.m, &res, d);
+	print_diags(&r, d, err, out);
+	if (err)
+		goto done;
+	xp_diags_free(d);
+	d = xp_diags_new(MAX_DIAGS);
+	if (!d)
+		goto done;
+	if (accumulate)
+		err = xp_profdir_write_locked(lock, res, d);
+	else if (text)
+		err = write_text(res, out, d);
+	else
+		err = xp_profdir_write(out, res, d);
+	if (err) {
+		print_diags(&r, d, err, out);
+		goto done;
+	}
+	status = 0;
+done:
+	clear_progress(&r);
+	xp_profdir_unlock(lock);
+	xp_fb_free(res);
+	xp_merger_free(r.m);
+	xp_diags_free(d);
+	free(weighted);
+	free(r.objfile);
+	if (fflush(stdout) != 0 && status == 0) {
+		fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+		status = 2;
+	}
+	return status;
+}

@@ -1,0 +1,355 @@
+/*
+ * merge.c - randomized property tests of the merger (fixed seed): random
+ * small profiles of one "program" are merged and the results compared as
+ * canonical texts.  Checked: order independence, associativity with
+ * integer weights, identity (one input, twice merged, is unchanged),
+ * weight k equals k copies, saturation at 2^64-1 with one warning, max
+ * and min modes against counts computed here, and that a mismatch in
+ * error mode fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "unit.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static xp_str S(xp_fbb *b, const char *s)
+{
+	xp_str id = XP_NOSTR;
+	CHECK(xp_fbb_intern(b, s, strlen(s), &id) == XP_E_OK);
+	return id;
+}
+
+#define NOBJ 3
+#define NPROC 4
+#define NCNT 3
+
+/*
+ * A random run of one program: object files o0..o2, each with procs
+ * p0..p3 (ids 1..4, structure fixed), counters with random values
+ * (maxval bounds them), value profiles with values from a small set so
+ * that no record has more distinct values than it keeps, a program and
+ * a source file with block refs.  Object files are left out at random,
+ * and some procs have no counters (loaded but not run).
+ */
+static xp_fb *random_profile(uint64_t maxval)
+{
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 5);
+	char name[32];
+	int have_o1 = 0;
+	for (int o = 0; o < NOBJ; o++) {
+		if (rnd() % 4 == 0)
+			continue;
+		have_o1 |= o == 1;
+		snprintf(name, sizeof name, "o%d.o", o);
+		xp_objfile of = {.path = S(b, name), .tv_sec = 10, .tv_usec = 0,
+		                 .n_values_per_vp = 4, .signature = 0x100 + o,
+		                 .n_srcfile_names = 1};
+		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+		CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 0) == XP_E_OK);
+		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+		for (int p = 0; p < NPROC; p++) {
+			/* Some procs were loaded but not run: no counters. */
+			int run = rnd() % 4 != 0;
+			snprintf(name, sizeof name, "p%d", p);
+			xp_proc pr = {.name = S(b, name), .signature = 7 + p,
+			              .proc_id = p + 1, .n_vp_sites = 1,
+			              .n_srcmap_ops = 1};
+			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+			for (int c = 0; run && c < NCNT; c++)
+				CHECK(xp_fbb_add_counter(b, c + 1,
+				                         maxval ? rnd() % maxval : 0) ==
+				      XP_E_OK);
+			CHECK(xp_fbb_add_vp(b, 1, XP_VP_INT) == XP_E_OK);
+			int used[2] = {0, 0};
+			for (int v = 0; v < 4; v++) {
+				xp_vpval vv = {0};
+				int k = (int)(rnd() % 3);
+				if (run && k < 2 && !used[k]) {
+					used[k] = 1;
+					vv.has_value = 1;
+					vv.v.i = k == 0 ? -5 : 9;
+					vv.count = rnd() % 100;
+				}
+				CHECK(xp_fbb_add_vpval(b, &vv) == XP_E_OK);
+			}
+			CHECK(xp_fbb_add_block(b, 1, run ? 1 : 0) == XP_E_OK);
+			xp_tuple t = {.id = 1, .block = 1, .line = 10 + p,
+			              .srcfile = S(b, "s.c")};
+			CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+		}
+	}
+	CHECK(xp_fbb_begin_program(b, S(b, "prog")) == XP_E_OK);
+	CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+	if (have_o1)
+		CHECK(xp_fbb_add_objref(b, S(b, "o1.o")) == XP_E_OK);
+	CHECK(xp_fbb_begin_srcfile(b, S(b, "s.c")) == XP_E_OK);
+	CHECK(xp_fbb_begin_srcline(b, 11, 0) == XP_E_OK);
+	xp_blockref r = {.block = 1, .count = maxval ? rnd() % maxval : 0,
+	                 .proc = S(b, "p1"), .objfile = S(b, "o0.o")};
+	CHECK(xp_fbb_add_blockref(b, &r) == XP_E_OK);
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	return fb;
+}
+
+/* Merges n profiles with weights (NULL: all 1) into a canonical text. */
+static char *merge_text(xp_fb **in, const double *w, int n,
+                        const xp_merge_opts *o, size_t *warnings)
+{
+	xp_merger *m = xp_merger_new(o);
+	xp_diags *d = xp_diags_new(1000);
+	xp_fb *out = NULL;
+	char *txt = NULL;
+	size_t len;
+	for (int i = 0; i < n; i++)
+		CHECK(xp_merger_add(m, in[i], w ? w[i] : 1, "in", d) == XP_E_OK);
+	CHECK_EQ(xp_merger_count(m), n);
+	CHECK(xp_merger_finish(m, &out, d) == XP_E_OK);
+	if (warnings)
+		*warnings = xp_diags_count(d);
+	if (out && xp_text_write_mem(out, &txt, &len) == XP_E_OK) {
+		/* The text is not NUL-terminated: make it a string. */
+		char *z = realloc(txt, len + 1);
+		CHECK(z != NULL);
+		txt = z;
+		if (txt)
+			txt[len] = 0;
+	} else {
+		CHECK(out == NULL);
+	}
+	xp_fb_free(out);
+	xp_merger_free(m);
+	xp_diags_free(d);
+	return txt ? txt : calloc(1, 1);
+}
+
+/* Parses a canonical text back, to merge a result again. */
+static xp_fb *parse(const char *t)
+{
+	xp_fb *fb = NULL;
+	xp_diags *d = xp_diags_new(0);
+	CHECK(xp_text_parse_mem(t, strlen(t), "t", NULL, &fb, d) == XP_E_OK);
+	xp_diags_free(d);
+	return fb;
+}
+
+#define ROUNDS 60
+
+static void test_order_and_assoc(void)
+{
+	for (int r = 0; r < ROUNDS; r++) {
+		xp_fb *p[3] = {random_profile(1000), random_profile(1000),
+		               random_profile(1000)};
+		double w[3] = {1 + (double)(rnd() % 3), 1, 1 + (double)(rnd() % 5)};
+		char *abc = merge_text(p, w, 3, NULL, NULL);
+		xp_fb *q[3] = {p[2], p[0], p[1]};
+		double wq[3] = {w[2], w[0], w[1]};
+		char *cab = merge_text(q, wq, 3, NULL, NULL);
+		CHECK_STR(abc, cab);
+
+		/* (A+B)+C and A+(B+C). */
+		char *ab = merge_text(p, w, 2, NULL, NULL);
+		xp_fb *fab = parse(ab);
+		xp_fb *t1[2] = {fab, p[2]};
+		double w1[2] = {1, w[2]};
+		char *ab_c = merge_text(t1, w1, 2, NULL, NULL);
+		CHECK_STR(abc, ab_c);
+		char *bc = merge_text(p + 1, w + 1, 2, NULL, NULL);
+		xp_fb *fbc = parse(bc);
+		xp_fb *t2[2] = {p[0], fbc};
+		double w2[2] = {w[0], 1};
+		char *a_bc = merge_text(t2, w2, 2, NULL, NULL);
+		CHECK_STR(abc, a_bc);
+
+		free(abc);
+		free(cab);
+		free(ab);
+		free(ab_c);
+		free(bc);
+		free(a_bc);
+		xp_fb_free(fab);
+		xp_fb_free(fbc);
+		for (int i = 0; i < 3; i++)
+			xp_fb_free(p[i]);
+	}
+}
+
+static void test_identity_and_weights(void)
+{
+	for (int r = 0; r < ROUNDS; r++) {
+		xp_fb *p = random_profile(1u << 20);
+		char *once = merge_text(&p, NULL, 1, NULL, NULL);
+		xp_fb *f = parse(once);
+		char *twice = merge_text(&f, NULL, 1, NULL, NULL);
+		CHECK_STR(once, twice);
+
+		double w = 2 + (double)(rnd() % 4);
+		char *weighted = merge_text(&p, &w, 1, NULL, NULL);
+		xp_fb *copies[5] = {p, p, p, p, p};
+		char *repeated = merge_text(copies, NULL, (int)w, NULL, NULL);
+		CHECK_STR(weighted, repeated);
+
+		free(once);
+		free(twice);
+		free(weighted);
+		free(repeated);
+		xp_fb_free(f);
+		xp_fb_free(p);
+	}
+}
+
+/* The value of counter cid of proc pname in object file opath, or -1. */
+static int64_t counter_of(const xp_fb *fb, const char *opath,
+                          const char *pname, uint32_t cid)
+{
+	uint32_t o = xp_fb_find_objfile(fb, opath);
+	if (o == UINT32_MAX)
+		return -1;
+	xp_objfile of;
+	xp_fb_objfile(fb, o, &of);
+	for (uint32_t i = 0; i < of.n_procs; i++) {
+		xp_proc pr;
+		xp_fb_proc(fb, of.first_proc + i, &pr);
+		if (strcmp(xp_fb_str(fb, pr.name), pname) != 0)
+			continue;
+		if (pr.n_counters == 0)
+			return 0; /* not run: zeros */
+		for (uint32_t c = 0; c < pr.n_counters; c++) {
+			xp_counter cn;
+			xp_fb_counter(fb, pr.first_counter + c, &cn);
+			if (cn.id == cid)
+				return (int64_t)cn.value;
+		}
+	}
+	return -1;
+}
+
+static void test_max_min(void)
+{
+	static const char *const objs[NOBJ] = {"o0.o", "o1.o", "o2.o"};
+	static const char *const procs[NPROC] = {"p0", "p1", "p2", "p3"};
+	for (int r = 0; r < ROUNDS / 2; r++) {
+		xp_fb *p[3] = {random_profile(1000), random_profile(1000),
+		               random_profile(1000)};
+		xp_merge_opts omax = {XP_MERGE_MAX, XP_MISMATCH_ERROR, 1, 0};
+		xp_merge_opts omin = {XP_MERGE_MIN, XP_MISMATCH_ERROR, 1, 0};
+		char *tmax = merge_text(p, NULL, 3, &omax, NULL);
+		char *tmin = merge_text(p, NULL, 3, &omin, NULL);
+		xp_fb *fmax = parse(tmax), *fmin = parse(tmin);
+		for (int o = 0; o < NOBJ; o++)
+			for (int q = 0; q < NPROC; q++)
+				for (uint32_t c = 1; c <= NCNT; c++) {
+					int64_t hi = -1, lo = -1;
+					for (int i = 0; i < 3; i++) {
+						int64_t v = counter_of(p[i], objs[o],
+						                       procs[q], c);
+						if (v < 0)
+							continue;
+						if (hi < 0 || v > hi)
+							hi = v;
+						if (lo < 0 || v < lo)
+							lo = v;
+					}
+					CHECK_EQ(counter_of(fmax, objs[o], procs[q], c), hi);
+					CHECK_EQ(counter_of(fmin, objs[o], procs[q], c), lo);
+				}
+		free(tmax);
+		free(tmin);
+		xp_fb_free(fmax);
+		xp_fb_free(fmin);
+		for (int i = 0; i < 3; i++)
+			xp_fb_free(p[i]);
+	}
+}
+
+static void test_saturation(void)
+{
+	xp_fb *p = random_profile(UINT64_MAX);
+	xp_fb *copies[3] = {p, p, p};
+	size_t warnings = 0;
+	char *t = merge_text(copies, NULL, 3, NULL, &warnings);
+	/* Three copies of counters near 2^64 saturate: one warning. */
+	CHECK_EQ(warnings, 1);
+	xp_fb *f = parse(t);
+	int saturated = 0;
+	for (uint32_t i = 0; i < xp_fb_count(f, XP_T_COUNTERS); i++) {
+		xp_counter c;
+		xp_fb_counter(f, i, &c);
+		saturated += c.value == UINT64_MAX;
+	}
+	CHECK(saturated > 0);
+	/* An exact integer weight never wraps either. */
+	double w = 4e9;
+	char *tw = merge_text(&p, &w, 1, NULL, &warnings);
+	CHECK_EQ(warnings, 1);
+	free(t);
+	free(tw);
+	xp_fb_free(f);
+	xp_fb_free(p);
+}
+
+static void test_mismatch_error(void)
+{
+	xp_fb *a = random_profile(10);
+	xp_fb *b = random_profile(10);
+	/* b with another signature for every proc of o1.o: rebuild. */
+	char *tb = NULL;
+	size_t len;
+	CHECK(xp_text_write_mem(b, &tb, &len) == XP_E_OK);
+	if (tb) {
+		char *z = realloc(tb, len + 1);
+		CHECK(z != NULL);
+		tb = z;
+		if (tb)
+			tb[len] = 0;
+	}
+	char *s = tb ? strstr(tb, "OBJFILE:o1.o") : NULL;
+	char *pp = s ? strstr(s, "PROC: p") : NULL;
+	if (pp) {
+		char *sig = strstr(pp, " 0x");
+		if (sig)
+			sig[3] = sig[3] == 'f' ? 'e' : 'f';
+	}
+	xp_fb *b2 = tb ? parse(tb) : NULL;
+	xp_merge_opts oe = {XP_MERGE_SUM, XP_MISMATCH_ERROR, 1, 0};
+	xp_merger *m = xp_merger_new(&oe);
+	xp_diags *d = xp_diags_new(0);
+	CHECK(xp_merger_add(m, a, 1, "a", d) == XP_E_OK);
+	xp_err e = b2 ? xp_merger_add(m, b2, 1, "b", d) : XP_E_INVAL;
+	/* Unless the random profiles share no proc of o1.o, it fails. */
+	if (e == XP_E_OK) {
+		xp_fb *out = NULL;
+		e = xp_merger_finish(m, &out, d);
+		xp_fb_free(out);
+	}
+	CHECK(e == XP_E_INVAL || xp_diags_count(d) == 0);
+	xp_merger_free(m);
+	xp_diags_free(d);
+	free(tb);
+	xp_fb_free(a);
+	xp_fb_free(b);
+	xp_fb_free(b2);
+}
+
+int main(void)
+{
+	RUN(test_order_and_assoc);
+	RUN(test_identity_and_weights);
+	RUN(test_max_min);
+	RUN(test_saturation);
+	RUN(test_mismatch_error);
+	return unit_done();
+}
