@@ -538,6 +538,196 @@ xp_format xp_format_detect(const void *head, size_t len);
 /* "feedback text", "feedback database", "unknown". */
 const char *xp_format_name(xp_format f);
 
+/* ------------------------------------------------------------------ */
+/* Comparing and summarizing (xprof_diff(1), xprof_show(1))            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A comparison of two profiles A and B.  Object files are matched by
+ * path, procedures by (object file path, name), counters by id; counts
+ * are compared exactly.  Order that carries no meaning is ignored: the
+ * order of sections, of procedures, of records keyed by an id (counters,
+ * blocks, edges, tuples), of stats, value profile values, object file
+ * references, COMDAT procedures, source lines and block references.  A
+ * tuple's source file is compared as resolved (a tuple with none takes
+ * the previous tuple's in its object file).
+ *
+ * The overlap of two count vectors a and b (a counter missing on one side
+ * counts as 0) is the sum over counters of min(a_i/sum_a, b_i/sum_b), a
+ * number in [0, 1]: 1 when both sums are 0 or the vectors are
+ * proportional, 0 when exactly one sum is 0.
+ */
+
+/* What differs between the two versions of an entity (xp_cmp_entry). */
+#define XP_CMP_SIGNATURE 0x01u /* the signature */
+#define XP_CMP_FIELDS 0x02u    /* object file: tv_sec, tv_usec,
+                                  n_values_per_vp, n_srcfile_names;
+                                  procedure: proc_id, n_vp_sites,
+                                  n_srcmap_ops */
+#define XP_CMP_STATS 0x04u     /* the max and sum stat lines */
+#define XP_CMP_COUNTERS 0x08u  /* a counter value or the set of ids */
+#define XP_CMP_VALUES 0x10u    /* value profile records */
+#define XP_CMP_STRUCTURE 0x20u /* blocks, edges, source mapping tuples */
+#define XP_CMP_PROCS 0x40u     /* procedures present on one side only */
+
+/*
+ * The comparison of the whole profile, of one object file, or of one
+ * procedure.  For an object file or the whole profile, diff also holds
+ * the bits of everything inside it, and the counter figures add up those
+ * of its procedures.
+ */
+typedef struct {
+	const char *objfile;  /* NULL for the whole profile */
+	const char *name;     /* procedure name; NULL otherwise */
+	int in_a, in_b;       /* present in A, in B */
+	uint64_t sig_a, sig_b;        /* signatures (0 when absent) */
+	uint64_t sum_a, sum_b;        /* sums of counts, saturating */
+	uint64_t n_counters_a, n_counters_b;
+	uint64_t n_matched;   /* counter ids present on both sides */
+	uint64_t n_differ;    /* of those, how many differ in value */
+	double overlap;       /* see above */
+	unsigned diff;        /* XP_CMP_* bits; 0 when equal */
+} xp_cmp_entry;
+
+/* Differences outside object files. */
+typedef enum {
+	XP_CMP_NOTE_TYPE = 0,    /* the data types differ */
+	XP_CMP_NOTE_VERSION,     /* the format versions (4.3, 4.4) differ */
+	XP_CMP_NOTE_PROC_NAMES,  /* the headers' n_proc_names differ */
+	XP_CMP_NOTE_PROGRAM,     /* a program (name) differs or is one-sided */
+	XP_CMP_NOTE_SRCFILE      /* a source file section likewise */
+} xp_cmp_note_kind;
+
+typedef struct {
+	xp_cmp_note_kind kind;
+	const char *name;  /* program or source file path; NULL otherwise */
+	int in_a, in_b;    /* programs and source files: present in A, in B */
+} xp_cmp_note;
+
+/* One counter of a procedure on both sides; a missing side reads 0. */
+typedef struct {
+	uint32_t id;
+	int in_a, in_b;
+	uint64_t a, b;
+} xp_cmp_counter;
+
+/* Rankings of procedures (xp_cmp_top). */
+typedef enum {
+	XP_RANK_ABSOLUTE = 0, /* |sum_b - sum_a| descending */
+	XP_RANK_RELATIVE,     /* |sum_b - sum_a| / sum_a descending */
+	XP_RANK_OVERLAP       /* overlap ascending */
+} xp_cmp_rank;
+
+typedef struct xp_cmp xp_cmp;
+
+/* Compares two profiles; both must stay alive as long as the result. */
+xp_err xp_cmp_new(const xp_fb *a, const xp_fb *b, xp_cmp **out);
+void xp_cmp_free(xp_cmp *c);
+/* 1 when the profiles have the same content, 0 otherwise. */
+int xp_cmp_equal(const xp_cmp *c);
+const xp_cmp_entry *xp_cmp_total(const xp_cmp *c);
+/* Object files of either side, sorted by path. */
+size_t xp_cmp_n_objfiles(const xp_cmp *c);
+const xp_cmp_entry *xp_cmp_objfile(const xp_cmp *c, size_t i);
+/* Procedures of either side, sorted by object file path, then name. */
+size_t xp_cmp_n_procs(const xp_cmp *c);
+const xp_cmp_entry *xp_cmp_proc(const xp_cmp *c, size_t i);
+/* Differences outside object files, in the order type, version,
+ * n_proc_names, programs by path, source files by path. */
+size_t xp_cmp_n_notes(const xp_cmp *c);
+const xp_cmp_note *xp_cmp_get_note(const xp_cmp *c, size_t i);
+/*
+ * The counters of procedure i (either side), sorted by id: *out (the
+ * caller frees it) and *n.
+ */
+xp_err xp_cmp_counters(const xp_cmp *c, size_t i, xp_cmp_counter **out,
+                       size_t *n);
+/*
+ * The first at most n procedures of a ranking, as indexes for
+ * xp_cmp_proc(): *out (the caller frees it) and *count.  Only procedures
+ * present on both sides are ranked: for ABSOLUTE and RELATIVE those whose
+ * sums differ, for OVERLAP those whose overlap is below 1.  Ties go to the
+ * larger absolute change (RELATIVE), then to the earlier procedure in
+ * xp_cmp_proc() order.
+ */
+xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
+                  size_t *count);
+/* (sum_b - sum_a) / sum_a: 0 when both are 0, +infinity when only sum_a
+ * is. */
+double xp_cmp_relative(const xp_cmp_entry *e);
+/* The overlap of two count vectors of n elements (see above). */
+double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n);
+
+/*
+ * A summary of one profile (xprof_show(1)).  "Hottest" orders by count
+ * descending, ties by object file path, procedure name and block id
+ * ascending (byte-wise).
+ */
+typedef struct {
+	uint64_t n_objfiles, n_procs, n_counters;
+	uint64_t sum, max;          /* of all counter values; sum saturates */
+	uint64_t n_vp_records, n_blocks, n_edges, n_tuples;
+	uint64_t n_programs, n_srcfiles, n_srclines;
+} xp_totals;
+
+typedef struct {
+	const char *path;
+	uint64_t n_procs, n_counters, sum, max;
+} xp_sum_objfile;
+
+typedef struct {
+	const char *objfile, *name;
+	uint64_t n_counters, sum, max;
+} xp_sum_proc;
+
+/* A block's count is the value of its counter; blocks without a counter
+ * are not ranked.  The source line is that of the procedure's first tuple
+ * for the block. */
+typedef struct {
+	const char *objfile, *proc;
+	uint32_t block;
+	uint64_t count;
+	uint32_t line, col;   /* 0: unknown (col: not given) */
+	const char *srcfile;  /* NULL: unknown */
+} xp_sum_block;
+
+/*
+ * How many of the hottest procedures (by sum) and counters (by value) it
+ * takes to cover a share of all counts: the smallest k such that the k
+ * largest sum to at least cutoff_ppm / 1000000 of the total, computed
+ * exactly; 0 when the total is 0.  min_* is the smallest of those k
+ * values (0 when k is 0).
+ */
+typedef struct {
+	uint32_t cutoff_ppm;
+	uint64_t n_procs, min_proc_sum;
+	uint64_t n_counters, min_count;
+} xp_cover;
+
+typedef struct xp_summary xp_summary;
+
+/* Summarizes a profile, keeping the top_n hottest procedures and blocks;
+ * the profile must stay alive as long as the summary. */
+xp_err xp_summary_new(const xp_fb *fb, size_t top_n, xp_summary **out);
+void xp_summary_free(xp_summary *s);
+const xp_totals *xp_summary_totals(const xp_summary *s);
+/* Object files sorted by path. */
+size_t xp_summary_n_objfiles(const xp_summary *s);
+const xp_sum_objfile *xp_summary_objfile(const xp_summary *s, size_t i);
+size_t xp_summary_n_hot_procs(const xp_summary *s);
+const xp_sum_proc *xp_summary_hot_proc(const xp_summary *s, size_t i);
+size_t xp_summary_n_hot_blocks(const xp_summary *s);
+const xp_sum_block *xp_summary_hot_block(const xp_summary *s, size_t i);
+/* The cutoffs 90%, 99% and 99.9%, in that order. */
+size_t xp_summary_n_covers(const xp_summary *s);
+const xp_cover *xp_summary_cover(const xp_summary *s, size_t i);
+/*
+ * The cover of a list of counts sorted in descending order: returns k as
+ * defined for xp_cover and stores the k-th value in *min (may be NULL).
+ */
+uint64_t xp_cover_count(const uint64_t *desc, size_t n, uint32_t cutoff_ppm,
+                        uint64_t *min);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,972 @@
+/*
+ * xprof_diff - compare two profiles.
+ *
+ *   xprof_diff [-sv] [-n N] [--format=text|json] A B
+ *
+ * A and B are profiles in any form xp_open_any() reads (a profile
+ * directory, a feedback database, a feedback text, "-" for a text on
+ * standard input).  The report (xprof_diff(1) documents every line of
+ * it) gives the overlap of the two distributions of counts for the whole
+ * profile, per object file and per procedure, what is present on one side
+ * only, the largest changes, signature changes and any other difference;
+ * -v adds every differing counter.  The comparison itself is
+ * xp_cmp_new() in the library; this program only prints it.
+ *
+ * Exit status, as cmp(1): 0 the profiles are equal, 1 they differ,
+ * 2 trouble.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xprof.h"
+
+#define PROG "xprof_diff"
+
+static const char usage_text[] =
+	"usage: " PROG " [-sv] [-n N] [--format=text|json] A B\n"
+	"       " PROG " -h | -V\n";
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", PROG, msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* Prints the diagnostics of a failed step; an empty list still gets one
+ * line naming the error. */
+static void print_diags(xp_diags *d, xp_err err, const char *name)
+{
+	size_t i, n;
+
+	xp_diags_sort(d);
+	n = xp_diags_count(d);
+	for (i = 0; i < n; i++) {
+		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
+
+		if (s == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG,
+			        xp_strerror(XP_E_NOMEM));
+			return;
+		}
+		fputs(s, stderr);
+		free(s);
+	}
+	if (n == 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
+	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
+		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
+}
+
+/* ------------------------------------------------------------------ */
+/* Text tables                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A table of rows of cells, printed with every column as wide as its
+ * widest cell: numbers right-aligned, the last columns (names) left-
+ * aligned, and no trailing blanks.
+ */
+#define MAXCOLS 8
+
+typedef struct {
+	char **cells;   /* nrows * ncols strings */
+	size_t nrows, cap;
+	int ncols;
+	int nleft;      /* how many columns at the end are left-aligned */
+	int failed;
+} table;
+
+static void tab_init(table *t, int ncols, int nleft)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = ncols;
+	t->nleft = nleft;
+}
+
+/* Adds a row; the cells are copied. */
+static void tab_row(table *t, const char *const *cells)
+{
+	if (t->failed)
+		return;
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
+		if (c == NULL) {
+			t->failed = 1;
+			return;
+		}
+		t->cells = c;
+		t->cap = cap;
+	}
+	for (int i = 0; i < t->ncols; i++) {
+		char *s = strdup(cells[i]);
+		if (s == NULL) {
+			while (i-- > 0)
+				free(t->cells[t->nrows * t->ncols + i]);
+			t->failed = 1;
+			return;
+		}
+		t->cells[t->nrows * t->ncols + i] = s;
+	}
+	t->nrows++;
+}
+
+static void tab_print(table *t, FILE *f)
+{
+	size_t w[MAXCOLS] = {0};
+
+	if (t->failed)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int i = 0; i < t->ncols; i++) {
+			size_t l = strlen(t->cells[r * t->ncols + i]);
+			if (l > w[i])
+				w[i] = l;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(" ", f);
+		for (int i = 0; i < t->ncols; i++) {
+			const char *s = t->cells[r * t->ncols + i];
+			int left = i >= t->ncols - t->nleft;
+			if (i == t->ncols - 1 && left)
+				fprintf(f, " %s", s);
+			else if (left)
+				fprintf(f, " %-*s", (int)w[i], s);
+			else
+				fprintf(f, " %*s", (int)w[i], s);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void tab_free(table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+}
+
+/* ------------------------------------------------------------------ */
+/* Number and string formatting                                        */
+/* ------------------------------------------------------------------ */
+
+/* Every formatted field fits in this. */
+#define FMTLEN 48
+
+static const char *fmt_u64(char *buf, uint64_t v)
+{
+	snprintf(buf, FMTLEN, "%" PRIu64, v);
+	return buf;
+}
+
+/* b - a with its sign; the magnitude may need all 64 bits. */
+static const char *fmt_change(char *buf, uint64_t a, uint64_t b)
+{
+	if (b >= a)
+		snprintf(buf, FMTLEN, "%s%" PRIu64, b > a ? "+" : "", b - a);
+	else
+		snprintf(buf, FMTLEN, "-%" PRIu64, a - b);
+	return buf;
+}
+
+static const char *fmt_overlap(char *buf, double v)
+{
+	snprintf(buf, FMTLEN, "%.6f", v);
+	return buf;
+}
+
+static const char *fmt_relative(char *buf, const xp_cmp_entry *e)
+{
+	double r = xp_cmp_relative(e);
+
+	if (isinf(r))
+		snprintf(buf, FMTLEN, "+inf%%");
+	else
+		snprintf(buf, FMTLEN, "%+.2f%%", r * 100.0);
+	return buf;
+}
+
+static const char *fmt_sig(char *buf, uint64_t v)
+{
+	snprintf(buf, FMTLEN, "0x%" PRIx64, v);
+	return buf;
+}
+
+/* Writes a JSON string: quotes, escapes, and \u00XX for each byte that is
+ * not part of valid UTF-8, so that any name gives valid JSON. */
+static void json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		size_t n = 0;
+
+		if (c == '"' || c == '\\') {
+			fprintf(f, "\\%c", c);
+			p++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+			continue;
+		}
+		/* A multi-byte sequence: pass it on only when well formed
+		 * (no overlong forms, no surrogates, at most U+10FFFF). */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		int ok = n > 0;
+		for (size_t i = 1; ok && i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				ok = 0;
+		if (ok && c == 0xe0 && p[1] < 0xa0)
+			ok = 0;
+		if (ok && c == 0xed && p[1] >= 0xa0)
+			ok = 0;
+		if (ok && c == 0xf0 && p[1] < 0x90)
+			ok = 0;
+		if (ok && c == 0xf4 && p[1] >= 0x90)
+			ok = 0;
+		if (!ok) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n + 1, f);
+		p += n + 1;
+	}
+	fputc('"', f);
+}
+
+static void json_bool(FILE *f, int v)
+{
+	fputs(v ? "true" : "false", f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The report                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	const char *name_a, *name_b;
+	const xp_fb *a, *b;
+	const xp_cmp *c;
+	size_t top_n;
+	int verbose;
+	FILE *f;
+} report;
+
+typedef struct {
+	size_t of_both, of_only_a, of_only_b;
+	size_t pr_both, pr_only_a, pr_only_b, pr_changed;
+	uint64_t ct_only_a, ct_only_b;
+} counts;
+
+static void count_entries(const xp_cmp *c, counts *k)
+{
+	memset(k, 0, sizeof *k);
+	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+		if (e->in_a && e->in_b)
+			k->of_both++;
+		else if (e->in_a)
+			k->of_only_a++;
+		else
+			k->of_only_b++;
+	}
+	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(c, i);
+		if (e->in_a && e->in_b) {
+			k->pr_both++;
+			if (e->diff)
+				k->pr_changed++;
+		} else if (e->in_a) {
+			k->pr_only_a++;
+		} else {
+			k->pr_only_b++;
+		}
+	}
+	const xp_cmp_entry *t = xp_cmp_total(c);
+	k->ct_only_a = t->n_counters_a - t->n_matched;
+	k->ct_only_b = t->n_counters_b - t->n_matched;
+}
+
+/* The names of difference bits, in bit order, for both output forms. */
+static const struct {
+	unsigned bit;
+	const char *text, *json;
+} diff_names[] = {
+	{XP_CMP_SIGNATURE, "signature", "signature"},
+	{XP_CMP_FIELDS, "header fields", "fields"},
+	{XP_CMP_STATS, "stats", "stats"},
+	{XP_CMP_COUNTERS, "counters", "counters"},
+	{XP_CMP_VALUES, "value profiles", "values"},
+	{XP_CMP_STRUCTURE, "blocks, edges or source mapping", "structure"},
+	{XP_CMP_PROCS, "one-sided procedures", "procedures"},
+};
+#define N_DIFF_NAMES (sizeof diff_names / sizeof diff_names[0])
+
+/* "a, b, c" for the bits in mask; empty when none. */
+static void diff_list(char *buf, size_t len, unsigned mask)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_DIFF_NAMES; i++) {
+		if (!(mask & diff_names[i].bit))
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, diff_names[i].text, len - strlen(buf) - 1);
+	}
+}
+
+static const char *one_side(const xp_cmp_entry *e)
+{
+	if (e->in_a && e->in_b)
+		return "";
+	return e->in_a ? "(only in A)" : "(only in B)";
+}
+
+/* The top lists; returns -1 when out of memory. */
+static int print_top(const report *r, xp_cmp_rank by, const char *title)
+{
+	size_t *idx, n;
+	table t;
+	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
+
+	if (xp_cmp_top(r->c, by, r->top_n, &idx, &n) != XP_E_OK)
+		return -1;
+	if (n == 0) {
+		free(idx);
+		return 0;
+	}
+	fprintf(r->f, "\n%s (top %zu):\n", title, r->top_n);
+	tab_init(&t, 6, 2);
+	if (by == XP_RANK_OVERLAP)
+		tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
+		                                  "change", "object file",
+		                                  "procedure"});
+	else
+		tab_row(&t, (const char *const[]){
+			by == XP_RANK_ABSOLUTE ? "change" : "relative", "sum A",
+			"sum B", "overlap", "object file", "procedure"});
+	for (size_t i = 0; i < n; i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(r->c, idx[i]);
+		const char *first, *fourth;
+
+		if (by == XP_RANK_OVERLAP) {
+			first = fmt_overlap(b1, e->overlap);
+			fourth = fmt_change(b4, e->sum_a, e->sum_b);
+		} else {
+			first = by == XP_RANK_ABSOLUTE
+			            ? fmt_change(b1, e->sum_a, e->sum_b)
+			            : fmt_relative(b1, e);
+			fourth = fmt_overlap(b4, e->overlap);
+		}
+		tab_row(&t, (const char *const[]){first, fmt_u64(b2, e->sum_a),
+		                                  fmt_u64(b3, e->sum_b), fourth,
+		                                  e->objfile, e->name});
+	}
+	free(idx);
+	if (t.failed) {
+		tab_free(&t);
+		return -1;
+	}
+	tab_print(&t, r->f);
+	tab_free(&t);
+	return 0;
+}
+
+static int print_one_sided(const report *r, int side_a)
+{
+	table t;
+	char b1[FMTLEN], b2[FMTLEN];
+	size_t rows = 0;
+
+	tab_init(&t, 4, 2);
+	tab_row(&t, (const char *const[]){"sum", "counters", "object file",
+	                                  "procedure"});
+	for (size_t i = 0; i < xp_cmp_n_procs(r->c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(r->c, i);
+		if (side_a ? !(e->in_a && !e->in_b) : !(e->in_b && !e->in_a))
+			continue;
+		tab_row(&t, (const char *const[]){
+			fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
+			fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
+			e->objfile, e->name});
+		rows++;
+	}
+	if (rows > 0) {
+		fprintf(r->f, "\nProcedures only in %s:\n", side_a ? "A" : "B");
+		tab_print(&t, r->f);
+	}
+	tab_free(&t);
+	return t.failed ? -1 : 0;
+}
+
+static int print_text(const report *r)
+{
+	const xp_cmp *c = r->c;
+	const xp_cmp_entry *tot = xp_cmp_total(c);
+	counts k;
+	table t;
+	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
+	char list[256];
+	size_t rows;
+	FILE *f = r->f;
+
+	count_entries(c, &k);
+	fprintf(f, "A: %s\nB: %s\n", r->name_a, r->name_b);
+	fprintf(f, "result: %s\n", xp_cmp_equal(c) ? "profiles are equal"
+	                                          : "profiles differ");
+	fprintf(f, "overlap: %s\n", fmt_overlap(b1, tot->overlap));
+	fprintf(f, "sum of counts: A %" PRIu64 ", B %" PRIu64 " (%s, %s)\n",
+	        tot->sum_a, tot->sum_b, fmt_change(b2, tot->sum_a, tot->sum_b),
+	        fmt_relative(b3, tot));
+	fprintf(f, "object files: %zu in both, %zu only in A, %zu only in B\n",
+	        k.of_both, k.of_only_a, k.of_only_b);
+	fprintf(f, "procedures: %zu in both (%zu changed), %zu only in A, "
+	        "%zu only in B\n", k.pr_both, k.pr_changed, k.pr_only_a,
+	        k.pr_only_b);
+	fprintf(f, "counters: %" PRIu64 " in both (%" PRIu64 " differ), %"
+	        PRIu64 " only in A, %" PRIu64 " only in B\n", tot->n_matched,
+	        tot->n_differ, k.ct_only_a, k.ct_only_b);
+
+	/* Object files. */
+	if (xp_cmp_n_objfiles(c) > 0) {
+		fprintf(f, "\nObject files:\n");
+		tab_init(&t, 5, 1);
+		tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
+		                                  "change", "object file"});
+		for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+			const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+			char *name = malloc(strlen(e->objfile) + 16);
+
+			if (name == NULL) {
+				tab_free(&t);
+				return -1;
+			}
+			sprintf(name, "%s%s%s", e->objfile,
+			        e->in_a && e->in_b ? "" : " ", one_side(e));
+			tab_row(&t, (const char *const[]){
+				fmt_overlap(b1, e->overlap),
+				e->in_a ? fmt_u64(b2, e->sum_a) : "-",
+				e->in_b ? fmt_u64(b3, e->sum_b) : "-",
+				fmt_change(b4, e->sum_a, e->sum_b), name});
+			free(name);
+		}
+		tab_print(&t, f);
+		tab_free(&t);
+		if (t.failed)
+			return -1;
+	}
+
+	if (print_one_sided(r, 1) != 0 || print_one_sided(r, 0) != 0)
+		return -1;
+
+	/* Signature changes. */
+	tab_init(&t, 4, 2);
+	tab_row(&t, (const char *const[]){"signature A", "signature B",
+	                                  "object file", "procedure"});
+	rows = 0;
+	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+		if (!(e->in_a && e->in_b && e->sig_a != e->sig_b))
+			continue;
+		tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
+		                                  fmt_sig(b2, e->sig_b),
+		                                  e->objfile, "-"});
+		rows++;
+	}
+	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(c, i);
+		if (!(e->diff & XP_CMP_SIGNATURE))
+			continue;
+		tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
+		                                  fmt_sig(b2, e->sig_b),
+		                                  e->objfile, e->name});
+		rows++;
+	}
+	if (rows > 0) {
+		fprintf(f, "\nSignature changes:\n");
+		tab_print(&t, f);
+	}
+	tab_free(&t);
+	if (t.failed)
+		return -1;
+
+	if (print_top(r, XP_RANK_ABSOLUTE, "Largest absolute changes") != 0 ||
+	    print_top(r, XP_RANK_RELATIVE, "Largest relative changes") != 0 ||
+	    print_top(r, XP_RANK_OVERLAP, "Lowest overlaps") != 0)
+		return -1;
+
+	/* Everything else that makes the profiles differ. */
+	rows = 0;
+	for (size_t i = 0; i < xp_cmp_n_notes(c); i++) {
+		const xp_cmp_note *n = xp_cmp_get_note(c, i);
+		if (rows++ == 0)
+			fprintf(f, "\nOther differences:\n");
+		switch (n->kind) {
+		case XP_CMP_NOTE_TYPE:
+			fprintf(f, "  data type: A %s, B %s\n",
+			        xp_datatype_name(xp_fb_datatype(r->a)),
+			        xp_datatype_name(xp_fb_datatype(r->b)));
+			break;
+		case XP_CMP_NOTE_VERSION:
+			fprintf(f, "  version: A 4.%u, B 4.%u\n",
+			        xp_fb_minor(r->a), xp_fb_minor(r->b));
+			break;
+		case XP_CMP_NOTE_PROC_NAMES:
+			fprintf(f, "  n_proc_names: A %" PRIu32 ", B %" PRIu32
+			        "\n", xp_fb_n_proc_names(r->a),
+			        xp_fb_n_proc_names(r->b));
+			break;
+		case XP_CMP_NOTE_PROGRAM:
+		case XP_CMP_NOTE_SRCFILE:
+			fprintf(f, "  %s %s: %s\n",
+			        n->kind == XP_CMP_NOTE_PROGRAM ? "program"
+			                                      : "source file",
+			        n->name,
+			        !n->in_b ? "only in A"
+			        : !n->in_a ? "only in B" : "differs");
+			break;
+		}
+	}
+	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+		unsigned own = e->diff & (XP_CMP_FIELDS | XP_CMP_STATS);
+		/* An object file's own bits: procedures report theirs. */
+		if (!(e->in_a && e->in_b) || own == 0)
+			continue;
+		diff_list(list, sizeof list, own);
+		if (rows++ == 0)
+			fprintf(f, "\nOther differences:\n");
+		fprintf(f, "  object file %s: %s\n", e->objfile, list);
+	}
+	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(c, i);
+		unsigned other = e->diff & (XP_CMP_FIELDS | XP_CMP_STATS |
+		                            XP_CMP_VALUES | XP_CMP_STRUCTURE);
+		if (other == 0)
+			continue;
+		diff_list(list, sizeof list, other);
+		if (rows++ == 0)
+			fprintf(f, "\nOther differences:\n");
+		fprintf(f, "  procedure %s in %s: %s\n", e->name, e->objfile,
+		        list);
+	}
+
+	if (r->verbose) {
+		tab_init(&t, 6, 2);
+		tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
+		                                  "object file", "procedure"});
+		rows = 0;
+		for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+			const xp_cmp_entry *e = xp_cmp_proc(c, i);
+			xp_cmp_counter *v;
+			size_t n;
+
+			if (e->in_a && e->in_b && !(e->diff & XP_CMP_COUNTERS))
+				continue;
+			if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK) {
+				tab_free(&t);
+				return -1;
+			}
+			for (size_t j = 0; j < n; j++) {
+				char b0[FMTLEN];
+				if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
+					continue;
+				snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
+				tab_row(&t, (const char *const[]){
+					b0, v[j].in_a ? fmt_u64(b1, v[j].a) : "-",
+					v[j].in_b ? fmt_u64(b2, v[j].b) : "-",
+					fmt_change(b3, v[j].a, v[j].b), e->objfile,
+					e->name});
+				rows++;
+			}
+			free(v);
+		}
+		if (rows > 0) {
+			fprintf(f, "\nDiffering counters:\n");
+			tab_print(&t, f);
+		}
+		tab_free(&t);
+		if (t.failed)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+static void json_sig(FILE *f, int present, uint64_t v)
+{
+	if (present)
+		fprintf(f, "\"0x%" PRIx64 "\"", v);
+	else
+		fputs("null", f);
+}
+
+static void json_diffs(FILE *f, unsigned mask)
+{
+	int first = 1;
+
+	fputc('[', f);
+	for (size_t i = 0; i < N_DIFF_NAMES; i++) {
+		if (!(mask & diff_names[i].bit))
+			continue;
+		fprintf(f, "%s\"%s\"", first ? "" : ", ", diff_names[i].json);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
+static void json_entry(FILE *f, const xp_cmp_entry *e, const char *indent)
+{
+	char b[FMTLEN];
+
+	fprintf(f, "%s\"in_a\": ", indent);
+	json_bool(f, e->in_a);
+	fprintf(f, ",\n%s\"in_b\": ", indent);
+	json_bool(f, e->in_b);
+	fprintf(f, ",\n%s\"overlap\": %s,\n", indent,
+	        fmt_overlap(b, e->overlap));
+	fprintf(f, "%s\"sum_a\": %" PRIu64 ",\n%s\"sum_b\": %" PRIu64 ",\n",
+	        indent, e->sum_a, indent, e->sum_b);
+	fprintf(f, "%s\"change\": %s,\n", indent,
+	        fmt_change(b, e->sum_a, e->sum_b) + (e->sum_b > e->sum_a));
+	fprintf(f, "%s\"counters_a\": %" PRIu64 ",\n%s\"counters_b\": %" PRIu64
+	        ",\n", indent, e->n_counters_a, indent, e->n_counters_b);
+	fprintf(f, "%s\"counters_both\": %" PRIu64 ",\n%s\"counters_differ\": %"
+	        PRIu64 ",\n", indent, e->n_matched, indent, e->n_differ);
+	fprintf(f, "%s\"signature_a\": ", indent);
+	json_sig(f, e->in_a, e->sig_a);
+	fprintf(f, ",\n%s\"signature_b\": ", indent);
+	json_sig(f, e->in_b, e->sig_b);
+	fprintf(f, ",\n%s\"differences\": ", indent);
+	json_diffs(f, e->diff);
+}
+
+static int json_top(const report *r, xp_cmp_rank by, const char *key)
+{
+	size_t *idx, n;
+	char b[FMTLEN];
+	FILE *f = r->f;
+
+	if (xp_cmp_top(r->c, by, r->top_n, &idx, &n) != XP_E_OK)
+		return -1;
+	fprintf(f, "  \"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(r->c, idx[i]);
+		double rel = xp_cmp_relative(e);
+
+		fprintf(f, "%s\n    {\"objfile\": ", i ? "," : "");
+		json_str(f, e->objfile);
+		fputs(", \"name\": ", f);
+		json_str(f, e->name);
+		fprintf(f, ", \"sum_a\": %" PRIu64 ", \"sum_b\": %" PRIu64,
+		        e->sum_a, e->sum_b);
+		fprintf(f, ", \"change\": %s",
+		        fmt_change(b, e->sum_a, e->sum_b) + (e->sum_b > e->sum_a));
+		if (isinf(rel))
+			fputs(", \"relative\": null", f);
+		else
+			fprintf(f, ", \"relative\": %.2f", rel * 100.0);
+		fprintf(f, ", \"overlap\": %s}", fmt_overlap(b, e->overlap));
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+	free(idx);
+	return 0;
+}
+
+static int print_json(const report *r)
+{
+	const xp_cmp *c = r->c;
+	const xp_cmp_entry *tot = xp_cmp_total(c);
+	counts k;
+	FILE *f = r->f;
+	char b[FMTLEN];
+
+	count_entries(c, &k);
+	fputs("{\n  \"a\": ", f);
+	json_str(f, r->name_a);
+	fputs(",\n  \"b\": ", f);
+	json_str(f, r->name_b);
+	fputs(",\n  \"equal\": ", f);
+	json_bool(f, xp_cmp_equal(c));
+	fprintf(f, ",\n  \"total\": {\n    \"overlap\": %s,\n",
+	        fmt_overlap(b, tot->overlap));
+	fprintf(f, "    \"sum_a\": %" PRIu64 ",\n    \"sum_b\": %" PRIu64 ",\n",
+	        tot->sum_a, tot->sum_b);
+	fprintf(f, "    \"change\": %s,\n",
+	        fmt_change(b, tot->sum_a, tot->sum_b) +
+	            (tot->sum_b > tot->sum_a));
+	fprintf(f, "    \"objfiles_both\": %zu,\n    \"objfiles_only_a\": %zu,\n"
+	        "    \"objfiles_only_b\": %zu,\n", k.of_both, k.of_only_a,
+	        k.of_only_b);
+	fprintf(f, "    \"procedures_both\": %zu,\n"
+	        "    \"procedures_changed\": %zu,\n"
+	        "    \"procedures_only_a\": %zu,\n"
+	        "    \"procedures_only_b\": %zu,\n", k.pr_both, k.pr_changed,
+	        k.pr_only_a, k.pr_only_b);
+	fprintf(f, "    \"counters_both\": %" PRIu64 ",\n"
+	        "    \"counters_differ\": %" PRIu64 ",\n"
+	        "    \"counters_only_a\": %" PRIu64 ",\n"
+	        "    \"counters_only_b\": %" PRIu64 "\n  },\n", tot->n_matched,
+	        tot->n_differ, k.ct_only_a, k.ct_only_b);
+
+	fputs("  \"objfiles\": [", f);
+	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+		fprintf(f, "%s\n    {\n      \"path\": ", i ? "," : "");
+		json_str(f, e->objfile);
+		fputs(",\n", f);
+		json_entry(f, e, "      ");
+		fputs("\n    }", f);
+	}
+	fprintf(f, "%s],\n", xp_cmp_n_objfiles(c) ? "\n  " : "");
+
+	fputs("  \"procedures\": [", f);
+	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(c, i);
+		fprintf(f, "%s\n    {\n      \"objfile\": ", i ? "," : "");
+		json_str(f, e->objfile);
+		fputs(",\n      \"name\": ", f);
+		json_str(f, e->name);
+		fputs(",\n", f);
+		json_entry(f, e, "      ");
+		if (r->verbose) {
+			xp_cmp_counter *v;
+			size_t n, rows = 0;
+
+			if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK)
+				return -1;
+			fputs(",\n      \"differing_counters\": [", f);
+			for (size_t j = 0; j < n; j++) {
+				if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
+					continue;
+				fprintf(f, "%s\n        {\"id\": %" PRIu32 ", \"a\": ",
+				        rows++ ? "," : "", v[j].id);
+				if (v[j].in_a)
+					fprintf(f, "%" PRIu64, v[j].a);
+				else
+					fputs("null", f);
+				fputs(", \"b\": ", f);
+				if (v[j].in_b)
+					fprintf(f, "%" PRIu64, v[j].b);
+				else
+					fputs("null", f);
+				fputc('}', f);
+			}
+			fprintf(f, "%s]", rows ? "\n      " : "");
+			free(v);
+		}
+		fputs("\n    }", f);
+	}
+	fprintf(f, "%s],\n", xp_cmp_n_procs(c) ? "\n  " : "");
+
+	if (json_top(r, XP_RANK_ABSOLUTE, "largest_absolute") != 0)
+		return -1;
+	fputs(",\n", f);
+	if (json_top(r, XP_RANK_RELATIVE, "largest_relative") != 0)
+		return -1;
+	fputs(",\n", f);
+	if (json_top(r, XP_RANK_OVERLAP, "lowest_overlap") != 0)
+		return -1;
+	fputs(",\n", f);
+
+	fputs("  \"other\": [", f);
+	for (size_t i = 0; i < xp_cmp_n_notes(c); i++) {
+		const xp_cmp_note *n = xp_cmp_get_note(c, i);
+		static const char *const kinds[] = {"type", "version",
+		                                    "proc_names", "program",
+		                                    "srcfile"};
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"name\": ", i ? "," : "",
+		        kinds[n->kind]);
+		json_str(f, n->name);
+		fputs(", \"in_a\": ", f);
+		json_bool(f, n->in_a);
+		fputs(", \"in_b\": ", f);
+		json_bool(f, n->in_b);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n}\n", xp_cmp_n_notes(c) ? "\n  " : "");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Parses the -n argument: a decimal number of at most 9 digits. */
+static int parse_n(const char *s, size_t *out)
+{
+	size_t v = 0, digits = 0;
+
+	for (; *s; s++, digits++) {
+		if (*s < '0' || *s > '9' || digits >= 9)
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	if (digits == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static xp_fb *open_profile(const char *path, xp_diags *d)
+{
+	xp_fb *fb = NULL;
+	xp_err err = xp_open_any(path, &fb, d);
+
+	if (err != XP_E_OK) {
+		print_diags(d, err, path);
+		return NULL;
+	}
+	return fb;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	report r;
+	int c, silent = 0, json = 0, status = 2;
+	xp_diags *d = NULL;
+	xp_fb *a = NULL, *b = NULL;
+	xp_cmp *cmp = NULL;
+	xp_err err;
+
+	memset(&r, 0, sizeof r);
+	r.top_n = 10;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hn:svV", longopts, NULL)) != -1) {
+		char msg[200];
+
+		switch (c) {
+		case 'F':
+			if (strcmp(optarg, "text") == 0) {
+				json = 0;
+			} else if (strcmp(optarg, "json") == 0) {
+				json = 1;
+			} else {
+				snprintf(msg, sizeof msg, "unknown format '%.100s' "
+				         "(use text or json)", optarg);
+				return usage_error(msg);
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case 'n':
+			if (parse_n(optarg, &r.top_n) != 0) {
+				snprintf(msg, sizeof msg, "invalid number '%.100s' "
+				         "for -n", optarg);
+				return usage_error(msg);
+			}
+			break;
+		case 's':
+			silent = 1;
+			break;
+		case 'v':
+			r.verbose = 1;
+			break;
+		case 'V':
+			printf("%s %s\n", PROG, XP_VERSION_STRING);
+			return fflush(stdout) != 0 ? 2 : 0;
+		case ':':
+			if (optopt == 'F')
+				snprintf(msg, sizeof msg,
+				         "option --format needs an argument");
+			else
+				snprintf(msg, sizeof msg,
+				         "option -%c needs an argument", optopt);
+			return usage_error(msg);
+		default:
+			if (optopt != 0)
+				snprintf(msg, sizeof msg, "unknown option -%c",
+				         optopt);
+			else
+				snprintf(msg, sizeof msg, "unknown option %.100s",
+				         argv[optind - 1]);
+			return usage_error(msg);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 2)
+		return usage_error(argc == 0 ? "missing operands A and B"
+		                             : "missing operand B");
+	if (argc > 2)
+		return usage_error("too many operands");
+	if (strcmp(argv[0], "-") == 0 && strcmp(argv[1], "-") == 0)
+		return usage_error("only one of A and B can be standard input");
+
+	d = xp_diags_new(0);
+	if (d == NULL)
+		goto nomem;
+	if ((a = open_profile(argv[0], d)) == NULL)
+		goto done;
+	xp_diags_free(d);
+	if ((d = xp_diags_new(0)) == NULL)
+		goto nomem;
+	if ((b = open_profile(argv[1], d)) == NULL)
+		goto done;
+	err = xp_cmp_new(a, b, &cmp);
+	if (err != XP_E_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
+		goto done;
+	}
+	status = xp_cmp_equal(cmp) ? 0 : 1;
+	if (!silent) {
+		r.name_a = argv[0];
+		r.name_b = argv[1];
+		r.a = a;
+		r.b = b;
+		r.c = cmp;
+		r.f = stdout;
+		if ((json ? print_json(&r) : print_text(&r)) != 0)
+			goto nomem;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "%s: <stdout>: %s\n", PROG,
+			        strerror(errno));
+			status = 2;
+		}
+	}
+	goto done;
+nomem:
+	fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+	status = 2;
+done:
+	xp_cmp_free(cmp);
+	xp_fb_free(a);
+	xp_fb_free(b);
+	xp_diags_free(d);
+	return status;
+}

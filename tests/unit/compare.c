@@ -1,0 +1,301 @@
+/*
+ * compare.c - unit tests of the comparison and summary computations:
+ * overlap scores and cover counts checked against values worked out by
+ * hand, and the comparison of small profiles (matching, one-sided
+ * procedures, order independence, per-level overlaps).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xprof.h"
+#include "unit.h"
+
+#define NEAR(x, y) (fabs((x) - (y)) < 1e-9)
+
+static void test_overlap(void)
+{
+	/* min(.1,.2) + min(.6,.6) + min(.3,.2) = .9 */
+	uint64_t a[] = {10, 60, 30}, b[] = {20, 60, 20};
+	CHECK(NEAR(xp_overlap(a, b, 3), 0.9));
+	CHECK(NEAR(xp_overlap(b, a, 3), 0.9));
+	/* Proportional vectors overlap exactly 1, whatever the rounding of
+	 * thirds would give. */
+	uint64_t c[] = {1, 1, 1}, d[] = {7, 7, 7};
+	CHECK(xp_overlap(c, d, 3) == 1.0);
+	/* Disjoint supports: 0. */
+	uint64_t e[] = {5, 0}, f[] = {0, 9};
+	CHECK(xp_overlap(e, f, 2) == 0.0);
+	/* Sums of 0: both 1, one side 0. */
+	uint64_t z[] = {0, 0};
+	CHECK(xp_overlap(z, z, 2) == 1.0);
+	CHECK(xp_overlap(z, e, 2) == 0.0);
+	CHECK(xp_overlap(e, z, 2) == 0.0);
+	CHECK(xp_overlap(NULL, NULL, 0) == 1.0);
+	/* 1/4 vs 3/4 against 3/4 vs 1/4: .25 + .25 */
+	uint64_t g[] = {1, 3}, h[] = {3, 1};
+	CHECK(NEAR(xp_overlap(g, h, 2), 0.5));
+	/* Counts near 2^64 neither overflow nor lose proportionality. */
+	uint64_t big[] = {UINT64_MAX, UINT64_MAX}, one[] = {1, 1};
+	CHECK(xp_overlap(big, one, 2) == 1.0);
+	/* Shares 2/3 and 1/3 of a sum past 2^64 against 1/2 and 1/2. */
+	uint64_t big2[] = {UINT64_MAX, UINT64_MAX / 2 + 1};
+	CHECK(NEAR(xp_overlap(big2, one, 2), 0.5 + 1.0 / 3));
+}
+
+static void test_cover(void)
+{
+	uint64_t v[] = {60, 50, 40, 30, 10}; /* total 190 */
+	uint64_t min = 99;
+
+	/* 90% of 190 = 171: 60+50+40 = 150 < 171 <= 180. */
+	CHECK_EQ(xp_cover_count(v, 5, 900000, &min), 4);
+	CHECK_EQ(min, 30);
+	/* 99% = 188.1: needs all five. */
+	CHECK_EQ(xp_cover_count(v, 5, 990000, &min), 5);
+	CHECK_EQ(min, 10);
+	/* Exactly at the boundary: 60/190 is not 30%, 110/190 is 57.89%. */
+	CHECK_EQ(xp_cover_count(v, 5, 315789, NULL), 1);
+	CHECK_EQ(xp_cover_count(v, 5, 315790, NULL), 2);
+	/* A share reached exactly counts: 50% of {50, 50} is one. */
+	uint64_t w[] = {50, 50};
+	CHECK_EQ(xp_cover_count(w, 2, 500000, &min), 1);
+	CHECK_EQ(min, 50);
+	CHECK_EQ(xp_cover_count(w, 2, 500001, NULL), 2);
+	/* A total of 0 needs nothing. */
+	uint64_t z[] = {0, 0};
+	CHECK_EQ(xp_cover_count(z, 2, 900000, &min), 0);
+	CHECK_EQ(min, 0);
+	CHECK_EQ(xp_cover_count(NULL, 0, 999000, &min), 0);
+	/* Sums beyond 2^64 are exact: 3 * (2^64-1) total; 2/3 < 90%. */
+	uint64_t m[] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+	CHECK_EQ(xp_cover_count(m, 3, 900000, NULL), 3);
+	CHECK_EQ(xp_cover_count(m, 3, 666666, NULL), 2);
+	CHECK_EQ(xp_cover_count(m, 3, 666667, NULL), 3);
+}
+
+static xp_fb *parse(const char *text)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	CHECK(xp_text_parse_mem(text, strlen(text), "t", NULL, &fb, d) ==
+	      XP_E_OK);
+	xp_diags_free(d);
+	return fb;
+}
+
+static const char text_a[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 2 0 0 0\n"
+	"OBJFILE:m.o 2 1 0 0 0x1 0\n"
+	"PROC: p 0x5 3 0 0 1 0 0 0\n1 10\n2 60\n3 30\n"
+	"PROC: q 0x6 1 0 0 2 0 0 0\n1 50\n"
+	"OBJFILE:u.o 1 1 0 0 0x2 0\n"
+	"PROC: r 0x7 1 0 0 1 0 0 0\n1 40\n";
+
+/* The same content in another order. */
+static const char text_a2[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 2 0 0 0\n"
+	"OBJFILE:u.o 1 1 0 0 0x2 0\n"
+	"PROC: r 0x7 1 0 0 1 0 0 0\n1 40\n"
+	"OBJFILE:m.o 2 1 0 0 0x1 0\n"
+	"PROC: q 0x6 1 0 0 2 0 0 0\n1 50\n"
+	"PROC: p 0x5 3 0 0 1 0 0 0\n3 30\n1 10\n2 60\n";
+
+/* p changes, q goes, s comes, r doubles, r's signature changes. */
+static const char text_b[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 2 0 0 0\n"
+	"OBJFILE:m.o 2 1 0 0 0x1 0\n"
+	"PROC: p 0x5 3 0 0 1 0 0 0\n1 20\n2 60\n3 20\n"
+	"PROC: s 0x8 1 0 0 2 0 0 0\n1 30\n"
+	"OBJFILE:u.o 1 1 0 0 0x2 0\n"
+	"PROC: r 0x9 1 0 0 1 0 0 0\n1 80\n";
+
+static void test_cmp_equal(void)
+{
+	xp_fb *a = parse(text_a), *a2 = parse(text_a2);
+	xp_cmp *c = NULL;
+	if (!a || !a2)
+		goto out;
+	CHECK(xp_cmp_new(a, a2, &c) == XP_E_OK);
+	if (!c)
+		goto out;
+	CHECK(xp_cmp_equal(c));
+	CHECK(xp_cmp_total(c)->overlap == 1.0);
+	CHECK_EQ(xp_cmp_total(c)->n_matched, 5);
+	CHECK_EQ(xp_cmp_total(c)->n_differ, 0);
+	CHECK_EQ(xp_cmp_n_procs(c), 3);
+	CHECK_EQ(xp_cmp_n_notes(c), 0);
+out:
+	xp_cmp_free(c);
+	xp_fb_free(a);
+	xp_fb_free(a2);
+}
+
+static void test_cmp_differ(void)
+{
+	xp_fb *a = parse(text_a), *b = parse(text_b);
+	xp_cmp *c = NULL;
+	if (!a || !b)
+		goto out;
+	CHECK(xp_cmp_new(a, b, &c) == XP_E_OK);
+	if (!c)
+		goto out;
+	CHECK(!xp_cmp_equal(c));
+	const xp_cmp_entry *t = xp_cmp_total(c);
+	CHECK_EQ_U64(t->sum_a, 190);
+	CHECK_EQ_U64(t->sum_b, 210);
+	/* Whole profile: p1 min(10/190, 20/210) = 10/190; p2 min(60/190,
+	 * 60/210) = 60/210; p3 min(30/190, 20/210) = 20/210; r min(40/190,
+	 * 80/210) = 40/190; q and s one-sided: 0. */
+	CHECK(NEAR(t->overlap, 50.0 / 190 + 80.0 / 210));
+	/* m.o: A 150, B 130: 10/150 + 60/150 + 20/130. */
+	CHECK_EQ(xp_cmp_n_objfiles(c), 2);
+	const xp_cmp_entry *m = xp_cmp_objfile(c, 0);
+	CHECK_STR(m->objfile, "m.o");
+	CHECK(NEAR(m->overlap, 70.0 / 150 + 20.0 / 130));
+	CHECK(m->diff & XP_CMP_PROCS);
+	const xp_cmp_entry *u = xp_cmp_objfile(c, 1);
+	CHECK(u->overlap == 1.0);
+	CHECK(u->diff & XP_CMP_SIGNATURE);
+	/* Procedures in (object file, name) order: p, q, s, r. */
+	CHECK_EQ(xp_cmp_n_procs(c), 4);
+	const xp_cmp_entry *p = xp_cmp_proc(c, 0), *q = xp_cmp_proc(c, 1);
+	const xp_cmp_entry *s = xp_cmp_proc(c, 2), *r = xp_cmp_proc(c, 3);
+	CHECK_STR(p->name, "p");
+	CHECK_STR(q->name, "q");
+	CHECK_STR(s->name, "s");
+	CHECK_STR(r->name, "r");
+	CHECK(NEAR(p->overlap, 0.9));
+	CHECK(p->diff == XP_CMP_COUNTERS);
+	CHECK(q->in_a && !q->in_b && q->overlap == 0.0);
+	CHECK(!s->in_a && s->in_b);
+	CHECK(r->diff == (XP_CMP_SIGNATURE | XP_CMP_COUNTERS));
+	CHECK(r->overlap == 1.0);
+	CHECK(NEAR(xp_cmp_relative(r), 1.0));
+	CHECK_EQ(t->n_matched, 4);
+	CHECK_EQ(t->n_differ, 3);
+
+	/* Rankings: only p and r are on both sides; p's sum is unchanged. */
+	size_t *idx = NULL, n = 0;
+	CHECK(xp_cmp_top(c, XP_RANK_ABSOLUTE, 10, &idx, &n) == XP_E_OK);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		CHECK_EQ(idx[0], 3);
+	free(idx);
+	CHECK(xp_cmp_top(c, XP_RANK_OVERLAP, 10, &idx, &n) == XP_E_OK);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		CHECK_EQ(idx[0], 0);
+	free(idx);
+	CHECK(xp_cmp_top(c, XP_RANK_OVERLAP, 0, &idx, &n) == XP_E_OK);
+	CHECK_EQ(n, 0);
+	free(idx);
+
+	/* Counter listing of p: ids 1..3 on both sides. */
+	xp_cmp_counter *v = NULL;
+	CHECK(xp_cmp_counters(c, 0, &v, &n) == XP_E_OK);
+	CHECK_EQ(n, 3);
+	if (n == 3) {
+		CHECK(v[0].id == 1 && v[0].a == 10 && v[0].b == 20);
+		CHECK(v[2].id == 3 && v[2].a == 30 && v[2].b == 20);
+	}
+	free(v);
+	/* Of q: A only. */
+	CHECK(xp_cmp_counters(c, 1, &v, &n) == XP_E_OK);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		CHECK(v[0].in_a && !v[0].in_b && v[0].a == 50 && v[0].b == 0);
+	free(v);
+out:
+	xp_cmp_free(c);
+	xp_fb_free(a);
+	xp_fb_free(b);
+}
+
+static void test_relative(void)
+{
+	xp_cmp_entry e = {0};
+	CHECK(xp_cmp_relative(&e) == 0.0);
+	e.sum_b = 5;
+	CHECK(isinf(xp_cmp_relative(&e)));
+	e.sum_a = 10;
+	CHECK(NEAR(xp_cmp_relative(&e), -0.5));
+	e.sum_b = 0;
+	CHECK(NEAR(xp_cmp_relative(&e), -1.0));
+}
+
+static void test_summary(void)
+{
+	xp_fb *a = parse(text_a);
+	xp_summary *s = NULL;
+	if (!a)
+		return;
+	CHECK(xp_summary_new(a, 2, &s) == XP_E_OK);
+	if (s) {
+		const xp_totals *t = xp_summary_totals(s);
+		CHECK_EQ_U64(t->sum, 190);
+		CHECK_EQ_U64(t->max, 60);
+		CHECK_EQ(t->n_procs, 3);
+		CHECK_EQ(t->n_counters, 5);
+		CHECK_EQ(xp_summary_n_hot_procs(s), 2);
+		CHECK_STR(xp_summary_hot_proc(s, 0)->name, "p");
+		CHECK_STR(xp_summary_hot_proc(s, 1)->name, "q");
+		/* No block records: no hot blocks. */
+		CHECK_EQ(xp_summary_n_hot_blocks(s), 0);
+		/* Procedure sums 100, 50, 40: 90% of 190 needs all three;
+		 * counters 60, 50, 40, 30, 10 need four. */
+		CHECK_EQ(xp_summary_n_covers(s), 3);
+		const xp_cover *cv = xp_summary_cover(s, 0);
+		CHECK_EQ(cv->cutoff_ppm, 900000);
+		CHECK_EQ(cv->n_procs, 3);
+		CHECK_EQ_U64(cv->min_proc_sum, 40);
+		CHECK_EQ(cv->n_counters, 4);
+		CHECK_EQ_U64(cv->min_count, 30);
+		/* 50% of procedure sums: 100 of 190 reaches 95. */
+		CHECK_EQ(xp_cover_count((uint64_t[]){100, 50, 40}, 3, 500000,
+		                        NULL), 1);
+	}
+	xp_summary_free(s);
+	xp_fb_free(a);
+}
+
+/* Ties are broken by name: equal sums list in byte-wise name order. */
+static void test_summary_ties(void)
+{
+	static const char text[] =
+		"PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+		"OBJFILE:x.o 3 1 0 0 0x1 0\n"
+		"PROC: zz 0x5 1 0 0 1 1 0 0\n1 7\nB1: 1\n"
+		"PROC: aa 0x5 1 0 0 2 1 0 0\n1 7\nB1: 1\n"
+		"PROC: mm 0x5 1 0 0 3 1 0 0\n1 7\nB1: 1\n";
+	xp_fb *fb = parse(text);
+	xp_summary *s = NULL;
+	if (!fb)
+		return;
+	CHECK(xp_summary_new(fb, 10, &s) == XP_E_OK);
+	if (s) {
+		CHECK_EQ(xp_summary_n_hot_procs(s), 3);
+		CHECK_STR(xp_summary_hot_proc(s, 0)->name, "aa");
+		CHECK_STR(xp_summary_hot_proc(s, 1)->name, "mm");
+		CHECK_STR(xp_summary_hot_proc(s, 2)->name, "zz");
+		CHECK_EQ(xp_summary_n_hot_blocks(s), 3);
+		CHECK_STR(xp_summary_hot_block(s, 0)->proc, "aa");
+		CHECK_EQ(xp_summary_hot_block(s, 0)->line, 0);
+		CHECK(xp_summary_hot_block(s, 0)->srcfile == NULL);
+	}
+	xp_summary_free(s);
+	xp_fb_free(fb);
+}
+
+int main(void)
+{
+	RUN(test_overlap);
+	RUN(test_cover);
+	RUN(test_relative);
+	RUN(test_cmp_equal);
+	RUN(test_cmp_differ);
+	RUN(test_summary);
+	RUN(test_summary_ties);
+	return unit_done();
+}
