@@ -124,7 +124,7 @@ deps:
 	@$(DEPS) --install
 
 $(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
-$(O)/lib $(O)/atob $(O)/btoa $(O)/merge:
+$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge:
 	@mkdir -p $@
 
 # Generated sources ------------------------------------------------------
@@ -160,20 +160,30 @@ $(LIB): $(LIB_OBJS) | $(O)/lib
 
 # Tools -------------------------------------------------------------------
 
-$(ATOB): atob/main.c $(LIB) | $(O)/atob
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+# What every tool shares: printing diagnostics, usage errors, tables, JSON.
+TOOL_OBJ := $(B)/common/tool.o
+$(TOOL_OBJ): common/tool.c common/tool.h lib/xprof.h | $(B)/common
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) -c -o $@ $<
 
-$(BTOA): btoa/main.c $(LIB) | $(O)/btoa
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(ATOB): atob/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/atob
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
 
-$(MERGE): merge/main.c $(LIB) | $(O)/merge
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(BTOA): btoa/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/btoa
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
 
-$(DIFF): merge/diff.c $(LIB) | $(O)/merge
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(MERGE): merge/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
 
-$(SHOW): merge/show.c $(LIB) | $(O)/merge
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(DIFF): merge/diff.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
+
+$(SHOW): merge/show.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
 
 # Tests -------------------------------------------------------------------
 

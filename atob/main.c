@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "xprof.h"
 
 #define PROG "xprof_atob"
@@ -32,42 +33,6 @@ static const char usage_text[] =
 static void usage(FILE *f)
 {
 	fputs(usage_text, f);
-}
-
-/* Reports a command line problem and returns the exit status for it. */
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", PROG, msg);
-	usage(stderr);
-	return 2;
-}
-
-/*
- * Prints the diagnostics of a failed run, sorted by position.  When the
- * list is empty the error code alone is reported under the input's name,
- * so that no failure goes unexplained.
- */
-static void print_diags(xp_diags *d, xp_err err, const char *name)
-{
-	size_t i, n;
-
-	xp_diags_sort(d);
-	n = xp_diags_count(d);
-	for (i = 0; i < n; i++) {
-		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
-
-		if (s == NULL) {
-			fprintf(stderr, "%s: %s\n", PROG,
-			        xp_strerror(XP_E_NOMEM));
-			return;
-		}
-		fputs(s, stderr);
-		free(s);
-	}
-	if (n == 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
-	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
-		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
 }
 
 /*
@@ -143,21 +108,21 @@ int main(int argc, char **argv)
 
 			snprintf(msg, sizeof msg, "unknown option -%c",
 			         optopt);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		}
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		return usage_error("missing file operand");
+		return tool_usage_error(PROG, usage_text, "missing file operand");
 	if (argc > 2)
-		return usage_error("too many operands");
+		return tool_usage_error(PROG, usage_text, "too many operands");
 	file = argv[0];
 	if (argc == 2)
 		dir = argv[1];
 	if (dir[0] == '\0')
-		return usage_error("empty profile directory name");
+		return tool_usage_error(PROG, usage_text, "empty profile directory name");
 
 	d = xp_diags_new(MAX_ERRORS);
 	if (d == NULL) {
@@ -170,14 +135,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s: %s\n", PROG, file,
 			        strerror(sys_errno));
 		else
-			print_diags(d, err,
+			tool_print_diags(PROG, d, err,
 			            strcmp(file, "-") == 0 ? "<stdin>" : file);
 		status = 2;
 		goto done;
 	}
 	err = xp_profdir_write(dir, fb, d);
 	if (err != XP_E_OK) {
-		print_diags(d, err, dir);
+		tool_print_diags(PROG, d, err, dir);
 		status = 2;
 	}
 done:

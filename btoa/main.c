@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "xprof.h"
 
 #define PROG "xprof_btoa"
@@ -37,41 +38,6 @@ static const char usage_text[] =
 static void usage(FILE *f)
 {
 	fputs(usage_text, f);
-}
-
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", PROG, msg);
-	usage(stderr);
-	return 2;
-}
-
-/*
- * Prints the diagnostics of a failed step, sorted by position.  An empty
- * list still gets one line naming the error, so that no failure goes
- * unexplained.
- */
-static void print_diags(xp_diags *d, xp_err err, const char *name)
-{
-	size_t i, n;
-
-	xp_diags_sort(d);
-	n = xp_diags_count(d);
-	for (i = 0; i < n; i++) {
-		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
-
-		if (s == NULL) {
-			fprintf(stderr, "%s: %s\n", PROG,
-			        xp_strerror(XP_E_NOMEM));
-			return;
-		}
-		fputs(s, stderr);
-		free(s);
-	}
-	if (n == 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
-	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
-		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
 }
 
 /*
@@ -152,7 +118,7 @@ static int open_input(const char *dir, int type_given, xp_datatype *type,
 		}
 		err = xp_db_open(dir, fb, d);
 		if (err != XP_E_OK) {
-			print_diags(d, err, dir);
+			tool_print_diags(PROG, d, err, dir);
 			return -1;
 		}
 		if (type_given && xp_fb_datatype(*fb) != *type) {
@@ -178,7 +144,7 @@ static int open_input(const char *dir, int type_given, xp_datatype *type,
 	}
 	err = xp_profdir_open(dir, *type, objpath, fb, d);
 	if (err != XP_E_OK) {
-		print_diags(d, err, dir);
+		tool_print_diags(PROG, d, err, dir);
 		return -1;
 	}
 	return 0;
@@ -202,7 +168,7 @@ static int write_output(const xp_fb *fb, const char *out, xp_diags *d)
 	}
 	err = xp_afile_open(out, &af, d);
 	if (err != XP_E_OK) {
-		print_diags(d, err, out);
+		tool_print_diags(PROG, d, err, out);
 		return -1;
 	}
 	err = xp_text_write_fd(fb, xp_afile_fd(af));
@@ -218,7 +184,7 @@ static int write_output(const xp_fb *fb, const char *out, xp_diags *d)
 	}
 	err = xp_afile_commit(af, d);
 	if (err != XP_E_OK) {
-		print_diags(d, err, out);
+		tool_print_diags(PROG, d, err, out);
 		return -1;
 	}
 	return 0;
@@ -247,7 +213,7 @@ int main(int argc, char **argv)
 				         "unknown data type '%.100s' (use feedback,"
 				         " tcovd, tcovsd or objfd PATH)", optarg);
 				free(objpath);
-				return usage_error(msg);
+				return tool_usage_error(PROG, usage_text, msg);
 			}
 			type_given = 1;
 			break;
@@ -258,18 +224,18 @@ int main(int argc, char **argv)
 			snprintf(msg, sizeof msg, "option -%c needs an argument",
 			         optopt);
 			free(objpath);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		default:
 			snprintf(msg, sizeof msg, "unknown option -%c", optopt);
 			free(objpath);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (type == XP_DT_OBJFD && objpath == NULL) {
 		if (argc < 2)
-			return usage_error("-t objfd needs an object file path "
+			return tool_usage_error(PROG, usage_text, "-t objfd needs an object file path "
 			                   "before profile_directory");
 		objpath = strdup(argv[0]);
 		if (objpath == NULL)
@@ -279,11 +245,11 @@ int main(int argc, char **argv)
 	}
 	if (argc < 1) {
 		free(objpath);
-		return usage_error("missing profile_directory operand");
+		return tool_usage_error(PROG, usage_text, "missing profile_directory operand");
 	}
 	if (argc > 2) {
 		free(objpath);
-		return usage_error("too many operands");
+		return tool_usage_error(PROG, usage_text, "too many operands");
 	}
 	dir = argv[0];
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "xprof.h"
 
 #define PROG "xprof_diff"
@@ -31,126 +32,9 @@ static const char usage_text[] =
 	"usage: " PROG " [-sv] [-n N] [--format=text|json] A B\n"
 	"       " PROG " -h | -V\n";
 
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", PROG, msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
-/* Prints the diagnostics of a failed step; an empty list still gets one
- * line naming the error. */
-static void print_diags(xp_diags *d, xp_err err, const char *name)
-{
-	size_t i, n;
-
-	xp_diags_sort(d);
-	n = xp_diags_count(d);
-	for (i = 0; i < n; i++) {
-		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
-
-		if (s == NULL) {
-			fprintf(stderr, "%s: %s\n", PROG,
-			        xp_strerror(XP_E_NOMEM));
-			return;
-		}
-		fputs(s, stderr);
-		free(s);
-	}
-	if (n == 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
-	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
-		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
-}
-
 /* ------------------------------------------------------------------ */
 /* Text tables                                                         */
 /* ------------------------------------------------------------------ */
-
-/*
- * A table of rows of cells, printed with every column as wide as its
- * widest cell: numbers right-aligned, the last columns (names) left-
- * aligned, and no trailing blanks.
- */
-#define MAXCOLS 8
-
-typedef struct {
-	char **cells;   /* nrows * ncols strings */
-	size_t nrows, cap;
-	int ncols;
-	int nleft;      /* how many columns at the end are left-aligned */
-	int failed;
-} table;
-
-static void tab_init(table *t, int ncols, int nleft)
-{
-	memset(t, 0, sizeof *t);
-	t->ncols = ncols;
-	t->nleft = nleft;
-}
-
-/* Adds a row; the cells are copied. */
-static void tab_row(table *t, const char *const *cells)
-{
-	if (t->failed)
-		return;
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
-		if (c == NULL) {
-			t->failed = 1;
-			return;
-		}
-		t->cells = c;
-		t->cap = cap;
-	}
-	for (int i = 0; i < t->ncols; i++) {
-		char *s = strdup(cells[i]);
-		if (s == NULL) {
-			while (i-- > 0)
-				free(t->cells[t->nrows * t->ncols + i]);
-			t->failed = 1;
-			return;
-		}
-		t->cells[t->nrows * t->ncols + i] = s;
-	}
-	t->nrows++;
-}
-
-static void tab_print(table *t, FILE *f)
-{
-	size_t w[MAXCOLS] = {0};
-
-	if (t->failed)
-		return;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (int i = 0; i < t->ncols; i++) {
-			size_t l = strlen(t->cells[r * t->ncols + i]);
-			if (l > w[i])
-				w[i] = l;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(" ", f);
-		for (int i = 0; i < t->ncols; i++) {
-			const char *s = t->cells[r * t->ncols + i];
-			int left = i >= t->ncols - t->nleft;
-			if (i == t->ncols - 1 && left)
-				fprintf(f, " %s", s);
-			else if (left)
-				fprintf(f, " %-*s", (int)w[i], s);
-			else
-				fprintf(f, " %*s", (int)w[i], s);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void tab_free(table *t)
-{
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-}
 
 /* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
@@ -196,67 +80,6 @@ static const char *fmt_sig(char *buf, uint64_t v)
 {
 	snprintf(buf, FMTLEN, "0x%" PRIx64, v);
 	return buf;
-}
-
-/* Writes a JSON string: quotes, escapes, and \u00XX for each byte that is
- * not part of valid UTF-8, so that any name gives valid JSON. */
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (s == NULL) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		size_t n = 0;
-
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-			p++;
-			continue;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			fputc((int)c, f);
-			p++;
-			continue;
-		}
-		/* A multi-byte sequence: pass it on only when well formed
-		 * (no overlong forms, no surrogates, at most U+10FFFF). */
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		int ok = n > 0;
-		for (size_t i = 1; ok && i <= n; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				ok = 0;
-		if (ok && c == 0xe0 && p[1] < 0xa0)
-			ok = 0;
-		if (ok && c == 0xed && p[1] >= 0xa0)
-			ok = 0;
-		if (ok && c == 0xf0 && p[1] < 0x90)
-			ok = 0;
-		if (ok && c == 0xf4 && p[1] >= 0x90)
-			ok = 0;
-		if (!ok) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n + 1, f);
-		p += n + 1;
-	}
-	fputc('"', f);
 }
 
 static void json_bool(FILE *f, int v)
@@ -351,7 +174,7 @@ static const char *one_side(const xp_cmp_entry *e)
 static int print_top(const report *r, xp_cmp_rank by, const char *title)
 {
 	size_t *idx, n;
-	table t;
+	tool_table t;
 	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
 
 	if (xp_cmp_top(r->c, by, r->top_n, &idx, &n) != XP_E_OK)
@@ -361,13 +184,13 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 		return 0;
 	}
 	fprintf(r->f, "\n%s (top %zu):\n", title, r->top_n);
-	tab_init(&t, 6, 2);
+	tool_tab_init(&t, 6, 2);
 	if (by == XP_RANK_OVERLAP)
-		tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
+		tool_tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
 		                                  "change", "object file",
 		                                  "procedure"});
 	else
-		tab_row(&t, (const char *const[]){
+		tool_tab_row(&t, (const char *const[]){
 			by == XP_RANK_ABSOLUTE ? "change" : "relative", "sum A",
 			"sum B", "overlap", "object file", "procedure"});
 	for (size_t i = 0; i < n; i++) {
@@ -383,34 +206,34 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 			            : fmt_relative(b1, e);
 			fourth = fmt_overlap(b4, e->overlap);
 		}
-		tab_row(&t, (const char *const[]){first, fmt_u64(b2, e->sum_a),
+		tool_tab_row(&t, (const char *const[]){first, fmt_u64(b2, e->sum_a),
 		                                  fmt_u64(b3, e->sum_b), fourth,
 		                                  e->objfile, e->name});
 	}
 	free(idx);
 	if (t.failed) {
-		tab_free(&t);
+		tool_tab_free(&t);
 		return -1;
 	}
-	tab_print(&t, r->f);
-	tab_free(&t);
+	tool_tab_print(&t, r->f);
+	tool_tab_free(&t);
 	return 0;
 }
 
 static int print_one_sided(const report *r, int side_a)
 {
-	table t;
+	tool_table t;
 	char b1[FMTLEN], b2[FMTLEN];
 	size_t rows = 0;
 
-	tab_init(&t, 4, 2);
-	tab_row(&t, (const char *const[]){"sum", "counters", "object file",
+	tool_tab_init(&t, 4, 2);
+	tool_tab_row(&t, (const char *const[]){"sum", "counters", "object file",
 	                                  "procedure"});
 	for (size_t i = 0; i < xp_cmp_n_procs(r->c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(r->c, i);
 		if (side_a ? !(e->in_a && !e->in_b) : !(e->in_b && !e->in_a))
 			continue;
-		tab_row(&t, (const char *const[]){
+		tool_tab_row(&t, (const char *const[]){
 			fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
 			fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
 			e->objfile, e->name});
@@ -418,9 +241,9 @@ static int print_one_sided(const report *r, int side_a)
 	}
 	if (rows > 0) {
 		fprintf(r->f, "\nProcedures only in %s:\n", side_a ? "A" : "B");
-		tab_print(&t, r->f);
+		tool_tab_print(&t, r->f);
 	}
-	tab_free(&t);
+	tool_tab_free(&t);
 	return t.failed ? -1 : 0;
 }
 
@@ -429,7 +252,7 @@ static int print_text(const report *r)
 	const xp_cmp *c = r->c;
 	const xp_cmp_entry *tot = xp_cmp_total(c);
 	counts k;
-	table t;
+	tool_table t;
 	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
 	char list[256];
 	size_t rows;
@@ -455,28 +278,28 @@ static int print_text(const report *r)
 	/* Object files. */
 	if (xp_cmp_n_objfiles(c) > 0) {
 		fprintf(f, "\nObject files:\n");
-		tab_init(&t, 5, 1);
-		tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
+		tool_tab_init(&t, 5, 1);
+		tool_tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
 		                                  "change", "object file"});
 		for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 			const xp_cmp_entry *e = xp_cmp_objfile(c, i);
 			char *name = malloc(strlen(e->objfile) + 16);
 
 			if (name == NULL) {
-				tab_free(&t);
+				tool_tab_free(&t);
 				return -1;
 			}
 			sprintf(name, "%s%s%s", e->objfile,
 			        e->in_a && e->in_b ? "" : " ", one_side(e));
-			tab_row(&t, (const char *const[]){
+			tool_tab_row(&t, (const char *const[]){
 				fmt_overlap(b1, e->overlap),
 				e->in_a ? fmt_u64(b2, e->sum_a) : "-",
 				e->in_b ? fmt_u64(b3, e->sum_b) : "-",
 				fmt_change(b4, e->sum_a, e->sum_b), name});
 			free(name);
 		}
-		tab_print(&t, f);
-		tab_free(&t);
+		tool_tab_print(&t, f);
+		tool_tab_free(&t);
 		if (t.failed)
 			return -1;
 	}
@@ -485,15 +308,15 @@ static int print_text(const report *r)
 		return -1;
 
 	/* Signature changes. */
-	tab_init(&t, 4, 2);
-	tab_row(&t, (const char *const[]){"signature A", "signature B",
+	tool_tab_init(&t, 4, 2);
+	tool_tab_row(&t, (const char *const[]){"signature A", "signature B",
 	                                  "object file", "procedure"});
 	rows = 0;
 	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
 		if (!(e->in_a && e->in_b && e->sig_a != e->sig_b))
 			continue;
-		tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
+		tool_tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
 		                                  fmt_sig(b2, e->sig_b),
 		                                  e->objfile, "-"});
 		rows++;
@@ -502,16 +325,16 @@ static int print_text(const report *r)
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
 		if (!(e->diff & XP_CMP_SIGNATURE))
 			continue;
-		tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
+		tool_tab_row(&t, (const char *const[]){fmt_sig(b1, e->sig_a),
 		                                  fmt_sig(b2, e->sig_b),
 		                                  e->objfile, e->name});
 		rows++;
 	}
 	if (rows > 0) {
 		fprintf(f, "\nSignature changes:\n");
-		tab_print(&t, f);
+		tool_tab_print(&t, f);
 	}
-	tab_free(&t);
+	tool_tab_free(&t);
 	if (t.failed)
 		return -1;
 
@@ -577,8 +400,8 @@ static int print_text(const report *r)
 	}
 
 	if (r->verbose) {
-		tab_init(&t, 6, 2);
-		tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
+		tool_tab_init(&t, 6, 2);
+		tool_tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
 		                                  "object file", "procedure"});
 		rows = 0;
 		for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
@@ -589,7 +412,7 @@ static int print_text(const report *r)
 			if (e->in_a && e->in_b && !(e->diff & XP_CMP_COUNTERS))
 				continue;
 			if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK) {
-				tab_free(&t);
+				tool_tab_free(&t);
 				return -1;
 			}
 			for (size_t j = 0; j < n; j++) {
@@ -597,7 +420,7 @@ static int print_text(const report *r)
 				if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
 					continue;
 				snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
-				tab_row(&t, (const char *const[]){
+				tool_tab_row(&t, (const char *const[]){
 					b0, v[j].in_a ? fmt_u64(b1, v[j].a) : "-",
 					v[j].in_b ? fmt_u64(b2, v[j].b) : "-",
 					fmt_change(b3, v[j].a, v[j].b), e->objfile,
@@ -608,9 +431,9 @@ static int print_text(const report *r)
 		}
 		if (rows > 0) {
 			fprintf(f, "\nDiffering counters:\n");
-			tab_print(&t, f);
+			tool_tab_print(&t, f);
 		}
-		tab_free(&t);
+		tool_tab_free(&t);
 		if (t.failed)
 			return -1;
 	}
@@ -683,9 +506,9 @@ static int json_top(const report *r, xp_cmp_rank by, const char *key)
 		double rel = xp_cmp_relative(e);
 
 		fprintf(f, "%s\n    {\"objfile\": ", i ? "," : "");
-		json_str(f, e->objfile);
+		tool_json_str(f, e->objfile);
 		fputs(", \"name\": ", f);
-		json_str(f, e->name);
+		tool_json_str(f, e->name);
 		fprintf(f, ", \"sum_a\": %" PRIu64 ", \"sum_b\": %" PRIu64,
 		        e->sum_a, e->sum_b);
 		fprintf(f, ", \"change\": %s",
@@ -711,9 +534,9 @@ static int print_json(const report *r)
 
 	count_entries(c, &k);
 	fputs("{\n  \"a\": ", f);
-	json_str(f, r->name_a);
+	tool_json_str(f, r->name_a);
 	fputs(",\n  \"b\": ", f);
-	json_str(f, r->name_b);
+	tool_json_str(f, r->name_b);
 	fputs(",\n  \"equal\": ", f);
 	json_bool(f, xp_cmp_equal(c));
 	fprintf(f, ",\n  \"total\": {\n    \"overlap\": %s,\n",
@@ -741,7 +564,7 @@ static int print_json(const report *r)
 	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
 		fprintf(f, "%s\n    {\n      \"path\": ", i ? "," : "");
-		json_str(f, e->objfile);
+		tool_json_str(f, e->objfile);
 		fputs(",\n", f);
 		json_entry(f, e, "      ");
 		fputs("\n    }", f);
@@ -752,9 +575,9 @@ static int print_json(const report *r)
 	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
 		fprintf(f, "%s\n    {\n      \"objfile\": ", i ? "," : "");
-		json_str(f, e->objfile);
+		tool_json_str(f, e->objfile);
 		fputs(",\n      \"name\": ", f);
-		json_str(f, e->name);
+		tool_json_str(f, e->name);
 		fputs(",\n", f);
 		json_entry(f, e, "      ");
 		if (r->verbose) {
@@ -805,7 +628,7 @@ static int print_json(const report *r)
 		                                    "srcfile"};
 		fprintf(f, "%s\n    {\"kind\": \"%s\", \"name\": ", i ? "," : "",
 		        kinds[n->kind]);
-		json_str(f, n->name);
+		tool_json_str(f, n->name);
 		fputs(", \"in_a\": ", f);
 		json_bool(f, n->in_a);
 		fputs(", \"in_b\": ", f);
@@ -820,29 +643,13 @@ static int print_json(const report *r)
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Parses the -n argument: a decimal number of at most 9 digits. */
-static int parse_n(const char *s, size_t *out)
-{
-	size_t v = 0, digits = 0;
-
-	for (; *s; s++, digits++) {
-		if (*s < '0' || *s > '9' || digits >= 9)
-			return -1;
-		v = v * 10 + (size_t)(*s - '0');
-	}
-	if (digits == 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static xp_fb *open_profile(const char *path, xp_diags *d)
 {
 	xp_fb *fb = NULL;
 	xp_err err = xp_open_any(path, &fb, d);
 
 	if (err != XP_E_OK) {
-		print_diags(d, err, path);
+		tool_print_diags(PROG, d, err, path);
 		return NULL;
 	}
 	return fb;
@@ -878,17 +685,17 @@ int main(int argc, char **argv)
 			} else {
 				snprintf(msg, sizeof msg, "unknown format '%.100s' "
 				         "(use text or json)", optarg);
-				return usage_error(msg);
+				return tool_usage_error(PROG, usage_text, msg);
 			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return fflush(stdout) != 0 ? 2 : 0;
 		case 'n':
-			if (parse_n(optarg, &r.top_n) != 0) {
+			if (tool_parse_count(optarg, &r.top_n) != 0) {
 				snprintf(msg, sizeof msg, "invalid number '%.100s' "
 				         "for -n", optarg);
-				return usage_error(msg);
+				return tool_usage_error(PROG, usage_text, msg);
 			}
 			break;
 		case 's':
@@ -907,7 +714,7 @@ int main(int argc, char **argv)
 			else
 				snprintf(msg, sizeof msg,
 				         "option -%c needs an argument", optopt);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		default:
 			if (optopt != 0)
 				snprintf(msg, sizeof msg, "unknown option -%c",
@@ -915,18 +722,18 @@ int main(int argc, char **argv)
 			else
 				snprintf(msg, sizeof msg, "unknown option %.100s",
 				         argv[optind - 1]);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 2)
-		return usage_error(argc == 0 ? "missing operands A and B"
+		return tool_usage_error(PROG, usage_text, argc == 0 ? "missing operands A and B"
 		                             : "missing operand B");
 	if (argc > 2)
-		return usage_error("too many operands");
+		return tool_usage_error(PROG, usage_text, "too many operands");
 	if (strcmp(argv[0], "-") == 0 && strcmp(argv[1], "-") == 0)
-		return usage_error("only one of A and B can be standard input");
+		return tool_usage_error(PROG, usage_text, "only one of A and B can be standard input");
 
 	d = xp_diags_new(0);
 	if (d == NULL)

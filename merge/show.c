@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "xprof.h"
 
 #define PROG "xprof_show"
@@ -30,131 +31,9 @@ static const char usage_text[] =
 	"usage: " PROG " [-n N] [--format=text|json] FILE...\n"
 	"       " PROG " -h | -V\n";
 
-static int usage_error(const char *msg)
-{
-	fprintf(stderr, "%s: %s\n", PROG, msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
-/*
- * Prints diagnostics: all of them after a failed step (an empty list
- * still gets one line naming the error), or the warnings of a step that
- * succeeded.
- */
-static void print_diags(xp_diags *d, xp_err err, const char *name)
-{
-	size_t i, n;
-
-	xp_diags_sort(d);
-	n = xp_diags_count(d);
-	for (i = 0; i < n; i++) {
-		char *s = xp_diag_format(xp_diags_get(d, i), PROG);
-
-		if (s == NULL) {
-			fprintf(stderr, "%s: %s\n", PROG,
-			        xp_strerror(XP_E_NOMEM));
-			return;
-		}
-		fputs(s, stderr);
-		free(s);
-	}
-	if (err == XP_E_OK)
-		return;
-	if (n == 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
-	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
-		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
-}
-
 /* ------------------------------------------------------------------ */
 /* Text tables                                                         */
 /* ------------------------------------------------------------------ */
-
-/*
- * A table of rows of cells, printed with every column as wide as its
- * widest cell: numbers right-aligned, the last columns (names) left-
- * aligned, and no trailing blanks.
- */
-#define MAXCOLS 8
-
-typedef struct {
-	char **cells;   /* nrows * ncols strings */
-	size_t nrows, cap;
-	int ncols;
-	int nleft;      /* how many columns at the end are left-aligned */
-	int failed;
-} table;
-
-static void tab_init(table *t, int ncols, int nleft)
-{
-	memset(t, 0, sizeof *t);
-	t->ncols = ncols;
-	t->nleft = nleft;
-}
-
-/* Adds a row; the cells are copied. */
-static void tab_row(table *t, const char *const *cells)
-{
-	if (t->failed)
-		return;
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
-		if (c == NULL) {
-			t->failed = 1;
-			return;
-		}
-		t->cells = c;
-		t->cap = cap;
-	}
-	for (int i = 0; i < t->ncols; i++) {
-		char *s = strdup(cells[i]);
-		if (s == NULL) {
-			while (i-- > 0)
-				free(t->cells[t->nrows * t->ncols + i]);
-			t->failed = 1;
-			return;
-		}
-		t->cells[t->nrows * t->ncols + i] = s;
-	}
-	t->nrows++;
-}
-
-static void tab_print(table *t, FILE *f)
-{
-	size_t w[MAXCOLS] = {0};
-
-	if (t->failed)
-		return;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (int i = 0; i < t->ncols; i++) {
-			size_t l = strlen(t->cells[r * t->ncols + i]);
-			if (l > w[i])
-				w[i] = l;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(" ", f);
-		for (int i = 0; i < t->ncols; i++) {
-			const char *s = t->cells[r * t->ncols + i];
-			int left = i >= t->ncols - t->nleft;
-			if (i == t->ncols - 1 && left)
-				fprintf(f, " %s", s);
-			else if (left)
-				fprintf(f, " %-*s", (int)w[i], s);
-			else
-				fprintf(f, " %*s", (int)w[i], s);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void tab_free(table *t)
-{
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-}
 
 /* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
@@ -170,67 +49,6 @@ static const char *fmt_u64(char *buf, uint64_t v)
 }
 
 /* b - a with its sign; the magnitude may need all 64 bits. */
-/* Writes a JSON string: quotes, escapes, and \u00XX for each byte that is
- * not part of valid UTF-8, so that any name gives valid JSON. */
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (s == NULL) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		size_t n = 0;
-
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-			p++;
-			continue;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			fputc((int)c, f);
-			p++;
-			continue;
-		}
-		/* A multi-byte sequence: pass it on only when well formed
-		 * (no overlong forms, no surrogates, at most U+10FFFF). */
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		int ok = n > 0;
-		for (size_t i = 1; ok && i <= n; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				ok = 0;
-		if (ok && c == 0xe0 && p[1] < 0xa0)
-			ok = 0;
-		if (ok && c == 0xed && p[1] >= 0xa0)
-			ok = 0;
-		if (ok && c == 0xf0 && p[1] < 0x90)
-			ok = 0;
-		if (ok && c == 0xf4 && p[1] >= 0x90)
-			ok = 0;
-		if (!ok) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n + 1, f);
-		p += n + 1;
-	}
-	fputc('"', f);
-}
-
 /* ------------------------------------------------------------------ */
 /* The summary                                                         */
 /* ------------------------------------------------------------------ */
@@ -266,7 +84,7 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
                       size_t top_n)
 {
 	const xp_totals *t = xp_summary_totals(s);
-	table tb;
+	tool_table tb;
 	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
 
 	fputs(nfiles == 1 ? "profile:" : "profiles (summed):", f);
@@ -288,42 +106,42 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 
 	if (xp_summary_n_objfiles(s) > 0) {
 		fputs("\nObject files:\n", f);
-		tab_init(&tb, 5, 1);
-		tab_row(&tb, (const char *const[]){"procedures", "counters",
+		tool_tab_init(&tb, 5, 1);
+		tool_tab_row(&tb, (const char *const[]){"procedures", "counters",
 		                                   "sum", "max", "object file"});
 		for (size_t i = 0; i < xp_summary_n_objfiles(s); i++) {
 			const xp_sum_objfile *o = xp_summary_objfile(s, i);
-			tab_row(&tb, (const char *const[]){
+			tool_tab_row(&tb, (const char *const[]){
 				fmt_u64(b1, o->n_procs), fmt_u64(b2, o->n_counters),
 				fmt_u64(b3, o->sum), fmt_u64(b4, o->max), o->path});
 		}
-		tab_print(&tb, f);
-		tab_free(&tb);
+		tool_tab_print(&tb, f);
+		tool_tab_free(&tb);
 		if (tb.failed)
 			return -1;
 	}
 
 	if (xp_summary_n_hot_procs(s) > 0) {
 		fprintf(f, "\nHottest procedures (top %zu):\n", top_n);
-		tab_init(&tb, 5, 2);
-		tab_row(&tb, (const char *const[]){"sum", "max", "counters",
+		tool_tab_init(&tb, 5, 2);
+		tool_tab_row(&tb, (const char *const[]){"sum", "max", "counters",
 		                                   "object file", "procedure"});
 		for (size_t i = 0; i < xp_summary_n_hot_procs(s); i++) {
 			const xp_sum_proc *p = xp_summary_hot_proc(s, i);
-			tab_row(&tb, (const char *const[]){
+			tool_tab_row(&tb, (const char *const[]){
 				fmt_u64(b1, p->sum), fmt_u64(b2, p->max),
 				fmt_u64(b3, p->n_counters), p->objfile, p->name});
 		}
-		tab_print(&tb, f);
-		tab_free(&tb);
+		tool_tab_print(&tb, f);
+		tool_tab_free(&tb);
 		if (tb.failed)
 			return -1;
 	}
 
 	if (xp_summary_n_hot_blocks(s) > 0) {
 		fprintf(f, "\nHottest blocks (top %zu):\n", top_n);
-		tab_init(&tb, 5, 3);
-		tab_row(&tb, (const char *const[]){"count", "block",
+		tool_tab_init(&tb, 5, 3);
+		tool_tab_row(&tb, (const char *const[]){"count", "block",
 		                                   "object file", "procedure",
 		                                   "source"});
 		for (size_t i = 0; i < xp_summary_n_hot_blocks(s); i++) {
@@ -332,37 +150,37 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 			                   32);
 
 			if (src == NULL) {
-				tab_free(&tb);
+				tool_tab_free(&tb);
 				return -1;
 			}
 			snprintf(b2, sizeof b2, "B%" PRIu32, b->block);
-			tab_row(&tb, (const char *const[]){
+			tool_tab_row(&tb, (const char *const[]){
 				fmt_u64(b1, b->count), b2, b->objfile, b->proc,
 				fmt_source(src, strlen(b->srcfile ? b->srcfile
 				                                  : "") + 32, b)});
 			free(src);
 		}
-		tab_print(&tb, f);
-		tab_free(&tb);
+		tool_tab_print(&tb, f);
+		tool_tab_free(&tb);
 		if (tb.failed)
 			return -1;
 	}
 
 	fputs("\nDetailed summary (the hottest that cover a share of all "
 	      "counts):\n", f);
-	tab_init(&tb, 5, 0);
-	tab_row(&tb, (const char *const[]){"cover", "procedures", "min sum",
+	tool_tab_init(&tb, 5, 0);
+	tool_tab_row(&tb, (const char *const[]){"cover", "procedures", "min sum",
 	                                   "counters", "min count"});
 	for (size_t i = 0; i < xp_summary_n_covers(s); i++) {
 		const xp_cover *c = xp_summary_cover(s, i);
 		char b5[FMTLEN];
-		tab_row(&tb, (const char *const[]){
+		tool_tab_row(&tb, (const char *const[]){
 			fmt_cutoff(b1, c->cutoff_ppm), fmt_u64(b2, c->n_procs),
 			fmt_u64(b3, c->min_proc_sum), fmt_u64(b4, c->n_counters),
 			fmt_u64(b5, c->min_count)});
 	}
-	tab_print(&tb, f);
-	tab_free(&tb);
+	tool_tab_print(&tb, f);
+	tool_tab_free(&tb);
 	return tb.failed ? -1 : 0;
 }
 
@@ -373,7 +191,7 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 	fputs("{\n  \"files\": [", f);
 	for (int i = 0; i < nfiles; i++) {
 		fputs(i ? ", " : "", f);
-		json_str(f, files[i]);
+		tool_json_str(f, files[i]);
 	}
 	fputs("],\n  \"totals\": {\n", f);
 	fprintf(f, "    \"objfiles\": %" PRIu64 ",\n", t->n_objfiles);
@@ -393,7 +211,7 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 	for (size_t i = 0; i < xp_summary_n_objfiles(s); i++) {
 		const xp_sum_objfile *o = xp_summary_objfile(s, i);
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-		json_str(f, o->path);
+		tool_json_str(f, o->path);
 		fprintf(f, ", \"procedures\": %" PRIu64 ", \"counters\": %" PRIu64
 		        ", \"sum\": %" PRIu64 ", \"max\": %" PRIu64 "}",
 		        o->n_procs, o->n_counters, o->sum, o->max);
@@ -404,9 +222,9 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 	for (size_t i = 0; i < xp_summary_n_hot_procs(s); i++) {
 		const xp_sum_proc *p = xp_summary_hot_proc(s, i);
 		fprintf(f, "%s\n    {\"objfile\": ", i ? "," : "");
-		json_str(f, p->objfile);
+		tool_json_str(f, p->objfile);
 		fputs(", \"name\": ", f);
-		json_str(f, p->name);
+		tool_json_str(f, p->name);
 		fprintf(f, ", \"sum\": %" PRIu64 ", \"max\": %" PRIu64
 		        ", \"counters\": %" PRIu64 "}", p->sum, p->max,
 		        p->n_counters);
@@ -417,12 +235,12 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 	for (size_t i = 0; i < xp_summary_n_hot_blocks(s); i++) {
 		const xp_sum_block *b = xp_summary_hot_block(s, i);
 		fprintf(f, "%s\n    {\"objfile\": ", i ? "," : "");
-		json_str(f, b->objfile);
+		tool_json_str(f, b->objfile);
 		fputs(", \"procedure\": ", f);
-		json_str(f, b->proc);
+		tool_json_str(f, b->proc);
 		fprintf(f, ", \"block\": %" PRIu32 ", \"count\": %" PRIu64
 		        ", \"srcfile\": ", b->block, b->count);
-		json_str(f, b->line ? b->srcfile : NULL);
+		tool_json_str(f, b->line ? b->srcfile : NULL);
 		if (b->line)
 			fprintf(f, ", \"line\": %" PRIu32, b->line);
 		else
@@ -450,22 +268,6 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Parses the -n argument: a decimal number of at most 9 digits. */
-static int parse_n(const char *s, size_t *out)
-{
-	size_t v = 0, digits = 0;
-
-	for (; *s; s++, digits++) {
-		if (*s < '0' || *s > '9' || digits >= 9)
-			return -1;
-		v = v * 10 + (size_t)(*s - '0');
-	}
-	if (digits == 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Opens one file, or sums several with the merger; NULL after printing
  * what went wrong. */
 static xp_fb *load(char **files, int nfiles)
@@ -480,7 +282,7 @@ static xp_fb *load(char **files, int nfiles)
 		goto nomem;
 	if (nfiles == 1) {
 		err = xp_open_any(files[0], &fb, d);
-		print_diags(d, err, files[0]);
+		tool_print_diags(PROG, d, err, files[0]);
 		xp_diags_free(d);
 		return err == XP_E_OK ? fb : NULL;
 	}
@@ -499,7 +301,7 @@ static xp_fb *load(char **files, int nfiles)
 			err = xp_merger_add(m, fb, 1.0, files[i], d);
 		xp_fb_free(fb);
 		fb = NULL;
-		print_diags(d, err, files[i]);
+		tool_print_diags(PROG, d, err, files[i]);
 		if (err != XP_E_OK)
 			goto fail;
 	}
@@ -507,7 +309,7 @@ static xp_fb *load(char **files, int nfiles)
 	if ((d = xp_diags_new(0)) == NULL)
 		goto nomem;
 	err = xp_merger_finish(m, &out, d);
-	print_diags(d, err, files[0]);
+	tool_print_diags(PROG, d, err, files[0]);
 	if (err != XP_E_OK)
 		goto fail;
 	xp_merger_free(m);
@@ -548,17 +350,17 @@ int main(int argc, char **argv)
 			} else {
 				snprintf(msg, sizeof msg, "unknown format '%.100s' "
 				         "(use text or json)", optarg);
-				return usage_error(msg);
+				return tool_usage_error(PROG, usage_text, msg);
 			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return fflush(stdout) != 0 ? 2 : 0;
 		case 'n':
-			if (parse_n(optarg, &top_n) != 0) {
+			if (tool_parse_count(optarg, &top_n) != 0) {
 				snprintf(msg, sizeof msg, "invalid number '%.100s' "
 				         "for -n", optarg);
-				return usage_error(msg);
+				return tool_usage_error(PROG, usage_text, msg);
 			}
 			break;
 		case 'V':
@@ -571,7 +373,7 @@ int main(int argc, char **argv)
 			else
 				snprintf(msg, sizeof msg,
 				         "option -%c needs an argument", optopt);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		default:
 			if (optopt != 0)
 				snprintf(msg, sizeof msg, "unknown option -%c",
@@ -579,18 +381,18 @@ int main(int argc, char **argv)
 			else
 				snprintf(msg, sizeof msg, "unknown option %.100s",
 				         argv[optind - 1]);
-			return usage_error(msg);
+			return tool_usage_error(PROG, usage_text, msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		return usage_error("missing FILE operand");
+		return tool_usage_error(PROG, usage_text, "missing FILE operand");
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "-") == 0)
 			stdin_uses++;
 	if (stdin_uses > 1)
-		return usage_error("standard input can be read only once");
+		return tool_usage_error(PROG, usage_text, "standard input can be read only once");
 
 	if ((fb = load(argv, argc)) == NULL)
 		return 2;

@@ -1,0 +1,190 @@
+/*
+ * tool.c - the printing and command-line helpers the xprof tools share
+ * (see tool.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+void tool_print_diags(const char *prog, xp_diags *d, xp_err err,
+                      const char *name)
+{
+	size_t n, nerr = 0;
+
+	xp_diags_sort(d);
+	n = xp_diags_count(d);
+	for (size_t i = 0; i < n; i++) {
+		const xp_diag *dg = xp_diags_get(d, i);
+		char *s = xp_diag_format(dg, prog);
+
+		if (s == NULL) {
+			fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
+			return;
+		}
+		fputs(s, stderr);
+		free(s);
+		if (dg->severity == XP_SEV_ERROR)
+			nerr++;
+	}
+	if (err == XP_E_OK)
+		return;
+	if (nerr == 0)
+		fprintf(stderr, "%s: %s: %s\n", prog, name, xp_strerror(err));
+	else if (xp_diags_full(d) || xp_diags_dropped(d) > 0)
+		fprintf(stderr, "%s: too many errors, stopping\n", prog);
+}
+
+int tool_usage_error(const char *prog, const char *usage_text,
+                     const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+int tool_parse_count(const char *s, size_t *out)
+{
+	size_t v = 0, digits = 0;
+
+	for (; *s; s++, digits++) {
+		if (*s < '0' || *s > '9' || digits >= 9)
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	if (digits == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void tool_tab_init(tool_table *t, int ncols, int nleft)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = ncols < TOOL_TAB_MAXCOLS ? ncols : TOOL_TAB_MAXCOLS;
+	t->nleft = nleft;
+}
+
+void tool_tab_row(tool_table *t, const char *const *cells)
+{
+	if (t->failed)
+		return;
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **c = realloc(t->cells, cap * (size_t)t->ncols * sizeof *c);
+		if (c == NULL) {
+			t->failed = 1;
+			return;
+		}
+		t->cells = c;
+		t->cap = cap;
+	}
+	for (int i = 0; i < t->ncols; i++) {
+		char *s = strdup(cells[i]);
+		if (s == NULL) {
+			while (i-- > 0)
+				free(t->cells[t->nrows * (size_t)t->ncols + (size_t)i]);
+			t->failed = 1;
+			return;
+		}
+		t->cells[t->nrows * (size_t)t->ncols + (size_t)i] = s;
+	}
+	t->nrows++;
+}
+
+int tool_tab_print(const tool_table *t, FILE *f)
+{
+	size_t w[TOOL_TAB_MAXCOLS] = {0};
+
+	if (t->failed)
+		return -1;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int i = 0; i < t->ncols; i++) {
+			size_t l = strlen(t->cells[r * (size_t)t->ncols + (size_t)i]);
+			if (l > w[i])
+				w[i] = l;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(" ", f);
+		for (int i = 0; i < t->ncols; i++) {
+			const char *s = t->cells[r * (size_t)t->ncols + (size_t)i];
+			int left = i >= t->ncols - t->nleft;
+			if (i == t->ncols - 1 && left)
+				fprintf(f, " %s", s);
+			else if (left)
+				fprintf(f, " %-*s", (int)w[i], s);
+			else
+				fprintf(f, " %*s", (int)w[i], s);
+		}
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+void tool_tab_free(tool_table *t)
+{
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+void tool_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		size_t n = 0;
+
+		if (c == '"' || c == '\\') {
+			fprintf(f, "\\%c", c);
+			p++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+			continue;
+		}
+		/* A multi-byte sequence passes only when well formed: no
+		 * overlong forms, no surrogates, at most U+10FFFF. */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		int ok = n > 0;
+		for (size_t i = 1; ok && i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				ok = 0;
+		if (ok && c == 0xe0 && p[1] < 0xa0)
+			ok = 0;
+		if (ok && c == 0xed && p[1] >= 0xa0)
+			ok = 0;
+		if (ok && c == 0xf0 && p[1] < 0x90)
+			ok = 0;
+		if (ok && c == 0xf4 && p[1] >= 0x90)
+			ok = 0;
+		if (!ok) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n + 1, f);
+		p += n + 1;
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,60 @@
+/*
+ * tool.h - what the xprof tools share: printing the library's diagnostics,
+ * reporting usage errors, aligned text tables, JSON strings and small
+ * number parsers.  This is the printing side that the library must not
+ * have; every tool links it.
+ */
+#ifndef XPROF_TOOL_H
+#define XPROF_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xprof.h"
+
+/*
+ * Prints the diagnostics in d (warnings and errors), sorted by position.
+ * When err is not XP_E_OK and d holds no error, one line names the error
+ * under name, so that no failure goes unexplained; when d filled up, a
+ * last line says that the run stopped.
+ */
+void tool_print_diags(const char *prog, xp_diags *d, xp_err err,
+                      const char *name);
+
+/* Prints "prog: msg" and the usage text to stderr; returns exit status 2. */
+int tool_usage_error(const char *prog, const char *usage_text,
+                     const char *msg);
+
+/* Parses a count for an option like -n: 1 to 9 decimal digits.  Returns 0
+ * on success, -1 otherwise. */
+int tool_parse_count(const char *s, size_t *out);
+
+/*
+ * A table of rows of cells, printed with every column as wide as its
+ * widest cell: numbers right-aligned, the last nleft columns (names)
+ * left-aligned, no trailing blanks.  Allocation failures are remembered
+ * and make tool_tab_print() print nothing and return -1.
+ */
+#define TOOL_TAB_MAXCOLS 8
+
+typedef struct {
+	char **cells;   /* nrows * ncols strings */
+	size_t nrows, cap;
+	int ncols;
+	int nleft;
+	int failed;
+} tool_table;
+
+void tool_tab_init(tool_table *t, int ncols, int nleft);
+/* Adds a row of ncols cells; they are copied. */
+void tool_tab_row(tool_table *t, const char *const *cells);
+int tool_tab_print(const tool_table *t, FILE *f);
+void tool_tab_free(tool_table *t);
+
+/* Writes s as a JSON string (NULL as null): quotes and control characters
+ * escaped, and every byte that is not part of well-formed UTF-8 written
+ * as \u00XX, so that any name gives valid JSON. */
+void tool_json_str(FILE *f, const char *s);
+
+#endif /* XPROF_TOOL_H */
