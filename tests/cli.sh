@@ -1,150 +1,25 @@
 #!/bin/sh
-# cli.sh - command line tests of xprof_atob and xprof_btoa.
-#
-# Each folder tests/cli/NAME/ holds one case:
-#   cmd     a shell script, run with sh in a fresh empty working directory
-#           with standard input from /dev/null;
-#   stdout  its exact expected standard output;
-#   stderr  its exact expected standard error;
-#   status  its expected exit status (a number and a newline).
-# The scripts see ATOB and BTOA (absolute paths of the tools) and DATA
-# (tests/cli/data, the shared input texts).  Every message of the tools
-# names files the way the script did, so relative names keep the expected
-# output independent of where the test runs.
-#
-# Besides the cases, two checks tie usage() to the man pages: the output
-# of -h must be the SYNOPSIS of the page, line for line.
+# cli.sh - command line tests of xprof_atob and xprof_btoa: the cases in
+# tests/cli/NAME/ (cmd, stdout, stderr, status; see tests/lib/cases.sh),
+# and -h of each tool against its man page's SYNOPSIS.  The case scripts
+# see ATOB and BTOA (absolute paths of the tools) and DATA (tests/cli/data).
 #
 # Environment: ATOB, BTOA, SRCDIR, TMPDIR (see tests/run.sh).  Arguments,
 # if any, name the cases to run.  XP_CLI_UPDATE=1 rewrites the expected
 # files from the actual results (review the diff before keeping it).
-#
-# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
 set -u
 
 : "${ATOB:?ATOB must name xprof_atob}"
 : "${BTOA:?BTOA must name xprof_btoa}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-TMPDIR=${TMPDIR:-/tmp}
+. "$SRCDIR/tests/lib/cases.sh"
 
-abspath() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*) printf '%s/%s\n' "$(pwd)" "$1" ;;
-	esac
-}
-
+SRCDIR=$(abspath "$SRCDIR")
 ATOB=$(abspath "$ATOB")
 BTOA=$(abspath "$BTOA")
-SRCDIR=$(abspath "$SRCDIR")
-CASES=$SRCDIR/tests/cli
-DATA=$CASES/data
+DATA=$SRCDIR/tests/cli/data
 export ATOB BTOA DATA
 
-work=$(mktemp -d "$TMPDIR/xprof-cli.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
-
-pass=0
-fail=0
-
-report_fail() {
-	echo "FAIL $1: $2"
-	fail=$((fail + 1))
-}
-
-# Compares one expected file with the actual output; shows the difference
-# on standard error so that the one-line-per-case output stays clean.
-check_file() {
-	name=$1 what=$2 expected=$3 actual=$4
-	if [ ! -f "$expected" ]; then
-		echo "$what: expected file missing"
-		return 1
-	fi
-	if ! cmp -s "$expected" "$actual"; then
-		echo "$what differs"
-		diff -u "$expected" "$actual" | sed "s/^/    [$name] /" >&2
-		return 1
-	fi
-	return 0
-}
-
-run_case() {
-	dir=$1
-	name=$(basename "$dir")
-	cwd=$work/$name/cwd
-	out=$work/$name/stdout
-	err=$work/$name/stderr
-	mkdir -p "$cwd"
-	(cd "$cwd" && sh "$dir/cmd" </dev/null >"$out" 2>"$err")
-	echo $? >"$work/$name/status"
-	if [ "${XP_CLI_UPDATE:-0}" = 1 ]; then
-		cp "$out" "$dir/stdout"
-		cp "$err" "$dir/stderr"
-		cp "$work/$name/status" "$dir/status"
-	fi
-	why=
-	for f in status stdout stderr; do
-		if ! msg=$(check_file "$name" "$f" "$dir/$f" "$work/$name/$f"); then
-			why=${why:+$why, }$msg
-		fi
-	done
-	if [ -n "$why" ]; then
-		report_fail "$name" "$why"
-	else
-		echo "PASS $name"
-		pass=$((pass + 1))
-	fi
-}
-
-# The SYNOPSIS of a man page as plain lines: the .nf block after .SH
-# SYNOPSIS, with font escapes removed and \- turned into -.
-synopsis() {
-	sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$1" |
-		sed -e '/^\./d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g'
-}
-
-# -h prints "usage: " before the first line and lines up the others.
-usage_lines() {
-	"$1" -h | sed -e 's/^usage: //' -e 's/^       //'
-}
-
-check_synopsis() {
-	name=synopsis-$1
-	if [ ! -f "$SRCDIR/docs/$1.1" ]; then
-		report_fail "$name" "docs/$1.1 missing"
-		return
-	fi
-	synopsis "$SRCDIR/docs/$1.1" >"$work/$name.man"
-	usage_lines "$2" >"$work/$name.usage"
-	if [ ! -s "$work/$name.man" ]; then
-		report_fail "$name" "no SYNOPSIS found in docs/$1.1"
-	elif cmp -s "$work/$name.man" "$work/$name.usage"; then
-		echo "PASS $name"
-		pass=$((pass + 1))
-	else
-		diff -u "$work/$name.man" "$work/$name.usage" |
-			sed "s/^/    [$name] /" >&2
-		report_fail "$name" "usage() differs from the man page SYNOPSIS"
-	fi
-}
-
-if [ $# -gt 0 ]; then
-	for n in "$@"; do
-		if [ -f "$CASES/$n/cmd" ]; then
-			run_case "$CASES/$n"
-		else
-			report_fail "$n" "no such case"
-		fi
-	done
-else
-	check_synopsis xprof_atob "$ATOB"
-	check_synopsis xprof_btoa "$BTOA"
-	for d in "$CASES"/*/; do
-		d=${d%/}
-		[ -f "$d/cmd" ] && run_case "$d"
-	done
-fi
-
-echo "cli: $pass passed, $fail failed" >&2
-[ "$fail" -eq 0 ]
+cases_main cli "${XP_CLI_UPDATE:-0}" "xprof_atob=$ATOB" "xprof_btoa=$BTOA" \
+	-- "$@"
