@@ -19,14 +19,19 @@
  *    instead of a list of expected tokens, and it makes every line a place
  *    where error recovery can resume.
  *
- *  - Every line has two forms.  A canonical line arrives as one whole-line
- *    token (F_*) that the scanner has already decoded into an xpt_line
- *    slot; the token's value only names the slot, because a large
- *    semantic value would be copied on every shift and reduction.  Any
- *    other line arrives as a keyword (K_*, or a generic token for counter
- *    records and block refs, which have none) followed by generic field
- *    tokens and EOL; the action builds the same xpt_line from them.  Both
- *    forms then call the same handler, so they build the same profile.
+ *  - Only non-canonical lines reach the grammar.  A canonical line (what
+ *    xprof_btoa writes, nearly every line of a real file) is decoded by
+ *    the scanner into an xpt_line and handed to its handler there, with
+ *    no token at all: a token per line cost a shift and two reductions
+ *    each, a large share of the parse.  That is safe because the scanner
+ *    is asked for a token at a line start only once the parser has
+ *    reduced the line before (every line ends with a token after which
+ *    the only action is to reduce, so bison needs no lookahead to do it),
+ *    so the handlers still run in line order.  Any other line arrives as
+ *    a keyword (K_*, or a generic token for counter records and block
+ *    refs, which have none) followed by generic field tokens and EOL; the
+ *    action builds the same xpt_line from them and calls the same
+ *    handler, so both forms build the same profile.
  *
  *  - Generic tokens are typed by their shape: T_UINT (digits), T_SINT
  *    (signed digits), T_HEX (0x...), T_BREF (B<n>), T_LINECOL (n:n) and
@@ -106,8 +111,6 @@ static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
 			YYABORT;                                          \
 	} while (0)
 
-#define SLOT(t) xpt_slot(P, (t).slot)
-
 static void l_init(xpt_line *L, const xpt_loc *loc)
 {
 	L->lstart = loc->lstart;
@@ -172,20 +175,6 @@ static void l_linecol(xpt_line *L, int i, const xpt_tok *t)
 %token K_COMDAT "COMDAT_PROC:"
 %token K_SRCFILE "SRCFILE:"
 %token K_SRCLINE "SRCLINE:"
-%token F_OBJFILE "OBJFILE line"
-%token F_PROC "PROC line"
-%token F_STAT "stat line"
-%token F_COUNTER "counter record"
-%token F_VP "value profile line"
-%token F_BLOCK "block record"
-%token F_EDGE "edge record"
-%token F_TUPLE "source mapping tuple"
-%token F_PROGRAM "PROGRAM line"
-%token F_OBJREF "OBJREF line"
-%token F_COMDAT "COMDAT_PROC line"
-%token F_SRCFILE "SRCFILE line"
-%token F_SRCLINE "SRCLINE line"
-%token F_BREF "block ref"
 
 %%
 
@@ -220,8 +209,7 @@ lines:
 	;
 
 line:
-	F_OBJFILE		{ H(xpt_on_objfile(P, SLOT($1))); }
-	| K_OBJFILE name T_UINT T_UINT T_UINT T_UINT T_HEX T_UINT EOL
+	K_OBJFILE name T_UINT T_UINT T_UINT T_UINT T_HEX T_UINT EOL
 		{
 			xpt_line L;
 			l_init(&L, &@1);
@@ -234,7 +222,6 @@ line:
 			l_num(&L, 5, &$8);
 			H(xpt_on_objfile(P, &L));
 		}
-	| F_PROC		{ H(xpt_on_proc(P, SLOT($1))); }
 	| K_PROC name T_HEX T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT EOL
 		{
 			xpt_line L;
@@ -250,7 +237,6 @@ line:
 			l_num(&L, 7, &$10);
 			H(xpt_on_proc(P, &L));
 		}
-	| F_STAT		{ H(xpt_on_stat(P, SLOT($1))); }
 	| K_STAT T_UINT EOL
 		{
 			xpt_line L;
@@ -259,7 +245,6 @@ line:
 			l_num(&L, 0, &$2);
 			H(xpt_on_stat(P, &L));
 		}
-	| F_COUNTER		{ H(xpt_on_counter(P, SLOT($1))); }
 	| T_UINT T_UINT EOL
 		{
 			xpt_line L;
@@ -268,7 +253,6 @@ line:
 			l_num(&L, 1, &$2);
 			H(xpt_on_counter(P, &L));
 		}
-	| F_VP			{ H(xpt_on_vp(P, SLOT($1))); }
 	| K_VP T_UINT T_UINT EOL
 		{
 			xpt_line L;
@@ -288,7 +272,6 @@ line:
 			l_name(&L, &$4);
 			H(xpt_on_vp(P, &L));
 		}
-	| F_BLOCK		{ H(xpt_on_block(P, SLOT($1))); }
 	| K_BLOCK T_UINT EOL
 		{
 			xpt_line L;
@@ -297,7 +280,6 @@ line:
 			l_num(&L, 1, &$2);
 			H(xpt_on_block(P, &L));
 		}
-	| F_EDGE		{ H(xpt_on_edge(P, SLOT($1))); }
 	| K_EDGE T_UINT T_BREF T_BREF EOL
 		{
 			xpt_line L;
@@ -308,7 +290,6 @@ line:
 			l_num(&L, 3, &$4);
 			H(xpt_on_edge(P, &L));
 		}
-	| F_TUPLE		{ H(xpt_on_tuple(P, SLOT($1))); }
 	| K_TUPLE T_BREF linecol EOL
 		{
 			xpt_line L;
@@ -328,7 +309,6 @@ line:
 			l_name(&L, &$4);
 			H(xpt_on_tuple(P, &L));
 		}
-	| F_PROGRAM		{ H(xpt_on_program(P, SLOT($1))); }
 	| K_PROGRAM name T_UINT T_UINT EOL
 		{
 			xpt_line L;
@@ -338,7 +318,6 @@ line:
 			l_num(&L, 1, &$4);
 			H(xpt_on_program(P, &L));
 		}
-	| F_OBJREF		{ H(xpt_on_objref(P, SLOT($1))); }
 	| K_OBJREF name EOL
 		{
 			xpt_line L;
@@ -346,7 +325,6 @@ line:
 			l_name(&L, &$2);
 			H(xpt_on_objref(P, &L));
 		}
-	| F_COMDAT		{ H(xpt_on_comdat(P, SLOT($1))); }
 	| K_COMDAT name EOL
 		{
 			xpt_line L;
@@ -354,7 +332,6 @@ line:
 			l_name(&L, &$2);
 			H(xpt_on_comdat(P, &L));
 		}
-	| F_SRCFILE		{ H(xpt_on_srcfile(P, SLOT($1))); }
 	| K_SRCFILE name T_UINT EOL
 		{
 			xpt_line L;
@@ -363,7 +340,6 @@ line:
 			l_num(&L, 0, &$3);
 			H(xpt_on_srcfile(P, &L));
 		}
-	| F_SRCLINE		{ H(xpt_on_srcline(P, SLOT($1))); }
 	| K_SRCLINE linecol T_UINT EOL
 		{
 			xpt_line L;
@@ -372,7 +348,6 @@ line:
 			l_num(&L, 2, &$3);
 			H(xpt_on_srcline(P, &L));
 		}
-	| F_BREF		{ H(xpt_on_blockref(P, SLOT($1))); }
 	| T_BREF T_UINT name EOL
 		{
 			xpt_line L;

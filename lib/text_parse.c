@@ -4,15 +4,20 @@
  * format that the grammar leaves to its actions, and builds the profile
  * through the builder (xp_fbb_*).
  *
- * Input is read in chunks of about CHUNK bytes that end at a line
- * boundary (a chunk grows to hold an over-long line), each copied into a
- * buffer followed by the two NUL bytes flex needs.  Two chunk buffers
+ * Input is cut into chunks of about CHUNK bytes that end at a line
+ * boundary (a chunk grows to hold an over-long line), each in a buffer
+ * followed by the two NUL bytes flex needs and XPT_PAD more, so that the
+ * scanner may read a word at a time up to its end.  A file is read
+ * straight into the chunk buffer; the bytes after the last line end of a
+ * read wait in a small carry buffer for the next chunk.  Input in memory
+ * is copied, since flex writes into its buffer.  Two chunk buffers
  * alternate: tokens point into them, and the parser may hold one
  * lookahead token of the next chunk while it still reduces the last line
  * of the previous one.  The input is never held whole.
  *
- * Each open section keeps a copy of its head line, so that a count found
- * wrong when the section ends can be reported at the declaring field.
+ * Each open section keeps its head line (copied only once its chunk
+ * buffer is about to be reused), so that a count found wrong when the
+ * section ends can be reported at the declaring field.
  * After the first error nothing more is built; the checks go on, so one
  * run reports every error up to the cap.
  */
@@ -189,9 +194,17 @@ static int ids_add(idset *s, uint32_t id, uint32_t line, uint32_t *old)
 /* Parser state                                                         */
 /* ------------------------------------------------------------------ */
 
-/* A copy of a head line, for errors found when its section ends. */
+/*
+ * A copy of a head line, for errors found when its section ends.  The
+ * copy is made only when needed: for an error, or when the chunk buffer
+ * that holds the line is about to be reused (pending and lstart say where
+ * the line still is).  Most sections end without an error and within the
+ * two chunks kept, so most head lines are never copied.
+ */
 typedef struct {
 	xp_buf text;
+	const char *lstart;
+	int pending;
 	uint64_t loff;
 	uint32_t line;
 	uint32_t col[XPT_NF + 1];
@@ -199,6 +212,7 @@ typedef struct {
 } headcopy;
 
 enum { PH_STATS, PH_COUNTERS, PH_VPS, PH_BLOCKS, PH_EDGES, PH_TUPLES };
+
 
 static const char *const phase_names[] = {
 	"stats", "counter records", "value profile records", "block records",
@@ -213,17 +227,15 @@ struct xpt_parser {
 	xp_err fatal;        /* NOMEM, IO, LIMIT: stop at once */
 	unsigned nerr, max_errors;
 	int stop;
-	xpt_line slots[2];
 	yyscan_t scanner;
 
 	/* Input. */
 	int fd;
 	const unsigned char *in;   /* raw input not yet chunked */
-	size_t in_len, in_pos;
-	int in_eof;
-	unsigned char *rbuf;       /* fd mode: read buffer */
-	size_t rcap;
-	uint64_t in_off;           /* input offset of in[in_pos] */
+	size_t in_len, in_pos;     /* memory mode: size, bytes taken */
+	int in_eof;                /* fd mode: read() returned 0 */
+	xp_buf carry;              /* fd mode: a partial line read ahead */
+	uint64_t in_off;           /* input offset of the next chunk */
 	char *cbuf[2];
 	size_t ccap[2], clen[2];
 	int cur;
@@ -291,11 +303,6 @@ struct xpt_parser {
 	int lp_valid;
 };
 
-xpt_line *xpt_slot(xpt_parser *P, unsigned slot)
-{
-	return &P->slots[slot & 1];
-}
-
 _Noreturn void xpt_fatal(xpt_parser *P, const char *msg)
 {
 	xp_diag_file(P->d, XP_E_NOMEM, P->name, "%s", msg);
@@ -333,30 +340,31 @@ static void set_fatal(xpt_parser *P, xp_err e)
 /* Chunked input                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Reads more of the fd into the read buffer; sets in_eof at the end. */
-static int read_more(xpt_parser *P)
+/* Makes chunk buffer c hold at least n bytes, the NULs and the padding. */
+static int chunk_reserve(xpt_parser *P, int c, size_t n)
 {
-	size_t avail = P->in_len - P->in_pos;
-	if (P->in_pos > 0) {
-		memmove(P->rbuf, P->rbuf + P->in_pos, avail);
-		P->in_pos = 0;
-		P->in_len = avail;
+	if (P->ccap[c] >= n + 2 + XPT_PAD)
+		return 0;
+	size_t ncap = P->ccap[c] ? P->ccap[c] : CHUNK + 2 + XPT_PAD;
+	while (ncap < n + 2 + XPT_PAD)
+		ncap *= 2;
+	char *nb = realloc(P->cbuf[c], ncap);
+	if (!nb) {
+		set_fatal(P, XP_E_NOMEM);
+		return -1;
 	}
-	if (P->rcap - P->in_len < CHUNK) {
-		size_t ncap = P->rcap ? P->rcap * 2 : 2 * (size_t)CHUNK;
-		while (ncap - P->in_len < CHUNK)
-			ncap *= 2;
-		unsigned char *nb = realloc(P->rbuf, ncap);
-		if (!nb) {
-			set_fatal(P, XP_E_NOMEM);
-			return -1;
-		}
-		P->rbuf = nb;
-		P->rcap = ncap;
-	}
-	P->in = P->rbuf;
-	for (;;) {
-		ssize_t r = read(P->fd, P->rbuf + P->in_len, P->rcap - P->in_len);
+	P->cbuf[c] = nb;
+	P->ccap[c] = ncap;
+	return 0;
+}
+
+/* fd mode: reads into chunk buffer c until it holds want bytes or the
+ * input ends. */
+static int read_until(xpt_parser *P, int c, size_t *have, size_t want)
+{
+	while (!P->in_eof && *have < want) {
+		size_t room = P->ccap[c] - 2 - XPT_PAD - *have;
+		ssize_t r = read(P->fd, P->cbuf[c] + *have, room);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -367,66 +375,89 @@ static int read_more(xpt_parser *P)
 		}
 		if (r == 0)
 			P->in_eof = 1;
-		P->in_len += (size_t)r;
-		return 0;
+		*have += (size_t)r;
 	}
+	return 0;
 }
 
 /*
- * Cuts the next chunk out of the input: at most CHUNK bytes ending with
- * a line end, more when one line is longer, everything at the end.
- * Returns its length (0 at the end of the input) or -1 on error.
+ * fd mode: fills chunk buffer c with the carried partial line and what
+ * read() gives, about CHUNK bytes, up to the last line end (more when a
+ * line is longer; everything at the end of the input), and carries the
+ * rest over.  Returns the chunk's length (0 at the end of the input) or
+ * -1 on error.
  */
-static long long take_chunk(xpt_parser *P, const unsigned char **start)
+static long long read_chunk(xpt_parser *P, int c)
 {
+	size_t have = P->carry.len;
+	if (chunk_reserve(P, c, have + CHUNK) != 0)
+		return -1;
+	if (have > 0)
+		memcpy(P->cbuf[c], P->carry.p, have);
+	size_t want = CHUNK, take;
 	for (;;) {
-		size_t avail = P->in_len - P->in_pos;
-		const unsigned char *s = P->in + P->in_pos;
-		if (avail >= CHUNK || P->in_eof) {
-			size_t lim = avail < CHUNK ? avail : CHUNK;
-			size_t take = 0;
-			const unsigned char *nl = memrchr(s, '\n', lim);
-			if (nl) {
-				take = (size_t)(nl - s) + 1;
-			} else if (avail > lim) {
-				nl = memchr(s + lim, '\n', avail - lim);
-				if (nl)
-					take = (size_t)(nl - s) + 1;
-			}
-			if (take == 0 && P->in_eof)
-				take = avail;
-			if (take > 0 || P->in_eof) {
-				*start = s;
-				P->in_pos += take;
-				return (long long)take;
-			}
+		if (read_until(P, c, &have, want) != 0)
+			return -1;
+		const char *nl = have ? memrchr(P->cbuf[c], '\n', have) : NULL;
+		if (nl) {
+			take = (size_t)(nl - P->cbuf[c]) + 1;
+			break;
 		}
-		if (P->fd < 0 || read_more(P) != 0)
-			return P->fd < 0 ? 0 : -1;
+		if (P->in_eof) {
+			take = have;
+			break;
+		}
+		/* A line longer than the buffer: grow it and read on. */
+		want = 2 * have;
+		if (chunk_reserve(P, c, want) != 0)
+			return -1;
 	}
+	P->carry.len = 0;
+	if (xp_buf_append(&P->carry, P->cbuf[c] + take, have - take) !=
+	    XP_E_OK) {
+		set_fatal(P, XP_E_NOMEM);
+		return -1;
+	}
+	return (long long)take;
 }
+
+/*
+ * Memory mode: copies the next chunk of the input into buffer c: at most
+ * CHUNK bytes ending with a line end, more when one line is longer,
+ * everything at the end.  Returns its length (0 at the end).
+ */
+static long long copy_chunk(xpt_parser *P, int c)
+{
+	size_t avail = P->in_len - P->in_pos;
+	const unsigned char *s = P->in + P->in_pos;
+	size_t lim = avail < CHUNK ? avail : CHUNK;
+	size_t take = 0;
+	const unsigned char *nl = lim ? memrchr(s, '\n', lim) : NULL;
+	if (nl)
+		take = (size_t)(nl - s) + 1;
+	else if (avail > lim && (nl = memchr(s + lim, '\n', avail - lim)))
+		take = (size_t)(nl - s) + 1;
+	if (take == 0)
+		take = avail;
+	if (take == 0)
+		return 0;
+	if (chunk_reserve(P, c, take) != 0)
+		return -1;
+	memcpy(P->cbuf[c], s, take);
+	P->in_pos += take;
+	return (long long)take;
+}
+
+static void heads_fetch(xpt_parser *P, int c);
 
 int xpt_next_chunk(xpt_parser *P, yyscan_t s)
 {
-	const unsigned char *src;
-	long long n = take_chunk(P, &src);
+	int c = P->cur ^ 1;
+	heads_fetch(P, c);
+	long long n = P->fd >= 0 ? read_chunk(P, c) : copy_chunk(P, c);
 	if (n <= 0)
 		return 0;
-	int c = P->cur ^ 1;
-	if (P->ccap[c] < (size_t)n + 2) {
-		size_t ncap = (size_t)n + 2 > CHUNK + 2 ? (size_t)n + 2
-		                                         : CHUNK + 2;
-		char *nb = realloc(P->cbuf[c], ncap);
-		if (!nb) {
-			set_fatal(P, XP_E_NOMEM);
-			return 0;
-		}
-		P->cbuf[c] = nb;
-		P->ccap[c] = ncap;
-	}
-	memcpy(P->cbuf[c], src, (size_t)n);
-	P->cbuf[c][n] = 0;
-	P->cbuf[c][n + 1] = 0;
+	memset(P->cbuf[c] + n, 0, 2 + XPT_PAD);
 	P->clen[c] = (size_t)n;
 	P->cur = c;
 	xpt_scanner_chunk(s, P->cbuf[c], (size_t)n, P->in_off);
@@ -512,10 +543,39 @@ void xpt_report(xpt_parser *P, const char *lstart, uint64_t loff,
 #define LERR(l, col, ...)                                                 \
 	xpt_report(P, (l)->lstart, (l)->loff, (l)->line, (col), __VA_ARGS__)
 
+/* Copies a head line that is still only in its chunk. */
+static void head_fetch(xpt_parser *P, headcopy *h)
+{
+	if (!h->pending)
+		return;
+	h->pending = 0;
+	size_t len;
+	const char *t = line_text(P, h->lstart, &len);
+	h->text.len = 0;
+	if (t && xp_buf_append(&h->text, t, len) != XP_E_OK)
+		set_fatal(P, XP_E_NOMEM);
+}
+
+/* Before chunk buffer c is reused: copies the head lines it holds. */
+static void heads_fetch(xpt_parser *P, int c)
+{
+	headcopy *const all[] = {
+		&P->hcopy[0], &P->hcopy[1], &P->hcopy[2], &P->hcopy[3],
+		&P->hextra, &P->htype, &P->oh, &P->ph, &P->gh, &P->sh, &P->lh
+	};
+	uintptr_t b = (uintptr_t)P->cbuf[c];
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		uintptr_t p = (uintptr_t)all[i]->lstart;
+		if (all[i]->pending && b && p >= b && p <= b + P->clen[c])
+			head_fetch(P, all[i]);
+	}
+}
+
 __attribute__((format(printf, 4, 5)))
-static void head_error(xpt_parser *P, const headcopy *h, uint32_t col,
+static void head_error(xpt_parser *P, headcopy *h, uint32_t col,
                        const char *fmt, ...)
 {
+	head_fetch(P, h);
 	va_list ap;
 	va_start(ap, fmt);
 	verror(P, (const char *)h->text.p, h->text.len, h->loff, h->line, col,
@@ -523,14 +583,11 @@ static void head_error(xpt_parser *P, const headcopy *h, uint32_t col,
 	va_end(ap);
 }
 
-/* Keeps a copy of line l. */
+/* Keeps line l (a copy when needed, see headcopy). */
 static void head_keep(xpt_parser *P, headcopy *h, const xpt_line *l)
 {
-	size_t len;
-	const char *t = line_text(P, l->lstart, &len);
-	h->text.len = 0;
-	if (t && xp_buf_append(&h->text, t, len) != XP_E_OK)
-		set_fatal(P, XP_E_NOMEM);
+	h->lstart = l->lstart;
+	h->pending = 1;
 	h->loff = l->loff;
 	h->line = l->line;
 	memcpy(h->col, l->col, sizeof l->col);
@@ -636,7 +693,7 @@ static void close_proc(xpt_parser *P)
 	P->in_proc = 0;
 	if (P->p_bad != P->nbad)
 		return;
-	const headcopy *h = &P->ph;
+	headcopy *h = &P->ph;
 	if (P->p_cnt != P->p_ncnt)
 		head_error(P, h, h->col[1],
 		           "PROC declares %u counter %s, found %u", P->p_ncnt,
@@ -735,6 +792,7 @@ static void tok_keep(xpt_parser *P, headcopy *h, const xpt_loc *loc)
 	l.loff = loc->loff;
 	l.line = loc->line;
 	head_keep(P, h, &l);
+	head_fetch(P, h);
 	h->scol = loc->col;
 }
 
@@ -1433,7 +1491,7 @@ static void parser_free(xpt_parser *P)
 {
 	xpt_scanner_free(P->scanner);
 	xp_fbb_free(P->b);
-	free(P->rbuf);
+	xp_buf_free(&P->carry);
 	free(P->cbuf[0]);
 	free(P->cbuf[1]);
 	xp_buf_free(&P->scratch);
@@ -1468,10 +1526,10 @@ static xp_err run(xpt_parser *P, const xp_parse_opts *opts, xp_fb **out)
 			return P->fatal;
 		/* An empty input still needs a buffer, or flex would read
 		 * its default input. */
-		P->cbuf[0] = calloc(1, 2);
+		P->cbuf[0] = calloc(1, 2 + XPT_PAD);
 		if (!P->cbuf[0])
 			return XP_E_NOMEM;
-		P->ccap[0] = 2;
+		P->ccap[0] = 2 + XPT_PAD;
 		P->cur = 0;
 		xpt_scanner_chunk(P->scanner, P->cbuf[0], 0, 0);
 	}
@@ -1501,7 +1559,6 @@ static xp_err parse(int fd, const void *buf, size_t len, const char *name,
 	if (fd < 0) {
 		P->in = buf;
 		P->in_len = len;
-		P->in_eof = 1;
 	}
 	/* Only flex's fatal errors come back here; what they leave behind
 	 * is freed with the parser. */

@@ -4,13 +4,12 @@
  * (lib/text_parse.c).  Nothing here is public; no flex or bison type leaks
  * into xprof.h.
  *
- * The scanner hands the parser two kinds of token.  A canonical line is
- * one whole-line token whose numbers and field columns the scanner has
- * already decoded into an xpt_line kept in the driver (the token's value
- * names the slot).  Any other line is cut into generic tokens (xpt_tok:
- * the text, its column and, for numbers, the decoded value); the parser's
- * actions assemble the same xpt_line from them.  Both forms then go
- * through the same xpt_on_* handler, so they build identical profiles.
+ * A canonical line is decoded by the scanner itself into an xpt_line
+ * (its numbers and field columns) and handed straight to its xpt_on_*
+ * handler.  Any other line is cut into generic tokens (xpt_tok: the text,
+ * its column and, for numbers, the decoded value); the parser's actions
+ * assemble the same xpt_line from them and call the same handler, so both
+ * paths build identical profiles.
  */
 #ifndef XPROF_TEXT_PARSE_H
 #define XPROF_TEXT_PARSE_H
@@ -35,7 +34,6 @@ typedef struct {
 	uint64_t v;      /* numbers, ids of B<n>, E<n>, S<n>:, VP type */
 	uint32_t v2;     /* the column part of line:col */
 	uint8_t ovf;     /* 1: v overflowed 64 bits; 2: v2 overflowed */
-	uint8_t slot;    /* whole-line tokens: the xpt_line slot */
 } xpt_tok;
 
 /* Where a token starts.  Line text is found from lstart when needed. */
@@ -44,6 +42,10 @@ typedef struct {
 	uint64_t loff;       /* byte offset of that line in the input */
 	uint32_t line, col;
 } xpt_loc;
+
+/* Zero bytes that follow the two NULs ending a chunk, so that the
+ * scanner may read a whole 8-byte word at any position up to them. */
+#define XPT_PAD 8
 
 /* Maximum number of numeric fields of a line (OBJFILE, PROC). */
 #define XPT_NF 9
@@ -72,8 +74,8 @@ typedef struct {
 /* Scanner side, defined in xprof_text.l. */
 int xpt_scanner_new(xpt_parser *P, int slow_only, yyscan_t *out);
 void xpt_scanner_free(yyscan_t s);
-/* Starts scanning a chunk (len bytes followed by two NUL bytes) that
- * begins at input offset off. */
+/* Starts scanning a chunk (len bytes followed by two NUL bytes and
+ * XPT_PAD more) that begins at input offset off. */
 void xpt_scanner_chunk(yyscan_t s, char *buf, size_t len, uint64_t off);
 /* The text of the last token returned (the parser's lookahead). */
 void xpt_scanner_last(yyscan_t s, const char **text, size_t *len);
@@ -85,7 +87,6 @@ void xpt_scanner_hold(yyscan_t s, const char **pos, char *ch);
 /* Driver side, defined in text_parse.c. */
 /* A fatal scanner error: unwinds to the parser's entry point. */
 _Noreturn void xpt_fatal(xpt_parser *P, const char *msg);
-xpt_line *xpt_slot(xpt_parser *P, unsigned slot);
 /* Loads the next chunk into the scanner; 0 at the end of the input. */
 int xpt_next_chunk(xpt_parser *P, yyscan_t s);
 /* The flag xpt_stopped() reads, for the scanner to test cheaply. */
@@ -98,7 +99,8 @@ void xpt_report(xpt_parser *P, const char *lstart, uint64_t loff,
                uint32_t line, uint32_t col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
-/* Line handlers, one per record kind; the parser calls them. */
+/* Line handlers, one per record kind; the parser calls them for slow
+ * lines, the scanner for canonical ones. */
 void xpt_on_header(xpt_parser *P, const xpt_tok *ver,
                    const xpt_loc *vloc, const xpt_tok *type,
                    const xpt_loc *tloc);
