@@ -10,11 +10,17 @@
  * strings are mapped to the pool once, when it is added; from then on
  * everything is compared by pool id.
  *
- * A procedure keeps the layout (counter order, blocks, edges, tuples) of
- * the first input that gave its version.  Inputs of the same binary have
- * the same layout, and their counters are then added element by element
- * with no lookup; only a procedure whose counters come in another order
- * falls back to a search by id.
+ * A procedure keeps the layout (blocks, edges, tuples) of the first
+ * input that gave its version, with its counters sorted by id, the order
+ * of merged results.  Inputs of the same binary list everything in the
+ * same order, so each record is first compared with the one at the same
+ * position: a procedure with the one at its position in the previous
+ * input, counters with the accumulated ones, source lines and block refs
+ * with the accumulated ones; only a miss falls back to a lookup (hash
+ * map, or bisection of sorted ids and lines).  An input whose string
+ * table is the previous input's reuses its mapping to pool ids.  The
+ * first version of every procedure and all block refs live in large
+ * arrays, not in one allocation each.
  *
  * Which version of a procedure survives a mismatch is decided by a total
  * order on versions (newest compilation first), so that the result does
@@ -165,6 +171,8 @@ typedef struct {
 
 /* Block ref tags: which version of its procedure a count belongs to. */
 #define TAG_ANY UINT32_MAX
+/* In ptag: the input's version of the procedure was dropped. */
+#define TAG_DROP (UINT32_MAX - 1)
 
 typedef struct {
 	uint32_t of, name;  /* objfile index, pool id */
@@ -183,6 +191,8 @@ typedef struct {
 	uint32_t nblk, nedge, ntup;
 	unsigned char *blk, *edge;  /* raw records as in the database */
 	xp_tuple *tup;              /* srcfile: resolved pool id or NONE */
+	void *mem;                  /* one block holding the arrays above */
+	int in_arena;               /* mem belongs to the merger's arena */
 	uint32_t nvr, vcap;
 	vrec *vr;
 	uint32_t next;      /* next procedure of the same object file */
@@ -196,25 +206,28 @@ typedef struct {
 	unsigned stats;
 	uint32_t first, last; /* chain of its procedures */
 	uint64_t max, sum;    /* stats of the result */
+	uint32_t *ord;        /* its procedures in the last input's order */
+	uint32_t nord, ordcap;
 } aobj;
 
 typedef struct {
 	uint32_t objfile, proc, block;
 	uint32_t tag;
+	uint32_t pi;        /* its procedure, NONE while there is none */
 	uint64_t count;
-	uint64_t seq;
 } aref;
 
+/* A source line; its block refs are rp[first .. first + nref - 1]. */
 typedef struct {
 	uint32_t sf, line, col;
-	uint32_t nref, cap;
-	aref *ref;
+	uint32_t first, nref, cap;
 } aline;
 
 typedef struct {
 	uint32_t path;
 	uint32_t nline, cap;
 	uint32_t *lines;
+	int unsorted;         /* lines is not in strictly increasing order */
 } asrc;
 
 typedef struct {
@@ -260,19 +273,35 @@ struct xp_merger {
 	uint32_t nsf, sfcap;
 	aline *ln;
 	uint32_t nln, lncap;
+	aref *rp;             /* the block refs of every line */
+	uint32_t nrp, rpcap;
+	uint32_t *ptag;       /* per procedure, for the input being added:
+	                         the tag of its block refs, TAG_DROP, or
+	                         TAG_ANY when the input does not hold it */
+	uint32_t ptagcap;
+	/* The first version of every procedure is carved from large
+	 * chunks: one allocation for many procedures, freed at once, and
+	 * laid out in the order the procedures are walked. */
+	void *chunks;         /* the list of chunks, each starting with a link */
+	size_t chunk_used, chunk_size;
 	map64 procmap;        /* (objfile, name) -> proc */
 	map64 linemap;        /* hashed (srcfile, line, col) -> line */
+	int linemap_ok;       /* linemap holds every line */
 
 	/* The input being added. */
 	uint32_t *smap;       /* input string id -> pool id */
+	/* The string table smap was made for (offsets, then bytes): inputs
+	 * of one binary often have the same strings, and comparing bytes is
+	 * cheaper than looking each string up again. */
+	xp_buf smap_of;
+	uint32_t smap_nstr, smap_len;
+	int smap_ok;
 	int w_int;
 	uint64_t w;
 	long double wl;
 	uint64_t seq;
 	uint32_t cur_name;
 	uint64_t saturated;
-	uint32_t *tmp;        /* scratch */
-	size_t tmpcap;
 };
 
 static xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -374,13 +403,18 @@ xp_merger *xp_merger_new(const xp_merge_opts *opts)
 	return m;
 }
 
+/* Releases a version's arrays (the value profiles stay). */
+static void version_free(aproc *p)
+{
+	if (!p->in_arena)
+		free(p->mem);
+	p->mem = NULL;
+	p->in_arena = 0;
+}
+
 static void proc_free(aproc *p)
 {
-	free(p->cid);
-	free(p->cval);
-	free(p->blk);
-	free(p->edge);
-	free(p->tup);
+	version_free(p);
 	for (uint32_t i = 0; i < p->nvr; i++)
 		free(p->vr[i].v);
 	free(p->vr);
@@ -404,13 +438,21 @@ void xp_merger_free(xp_merger *m)
 	}
 	for (uint32_t i = 0; i < m->nsf; i++)
 		free(m->sf[i].lines);
-	for (uint32_t i = 0; i < m->nln; i++)
-		free(m->ln[i].ref);
+	for (uint32_t i = 0; i < m->nof; i++)
+		free(m->of[i].ord);
 	free(m->of);
 	free(m->pr);
 	free(m->pg);
 	free(m->sf);
 	free(m->ln);
+	free(m->rp);
+	free(m->ptag);
+	while (m->chunks) {
+		void *next;
+		memcpy(&next, m->chunks, sizeof next);
+		free(m->chunks);
+		m->chunks = next;
+	}
 	map_free(&m->procmap);
 	map_free(&m->linemap);
 	sp_free(&m->str);
@@ -419,7 +461,7 @@ void xp_merger_free(xp_merger *m)
 	free(m->pg_by_str);
 	free(m->sf_by_str);
 	free(m->smap);
-	free(m->tmp);
+	xp_buf_free(&m->smap_of);
 	free(m->first_name);
 	free(m);
 }
@@ -609,10 +651,41 @@ static int cmp_version(const xp_merger *m, const aproc *a, const aproc *b)
 	return 0;
 }
 
-/* Fills a procedure's version (structure, no counts) from an input. */
+static int cmp_u32(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+#define CHUNK_SIZE ((size_t)1 << 20)
+#define CHUNK_HEAD ((size_t)16)
+
+/* size bytes, 8-byte aligned, from the merger's chunks; NULL: no memory. */
+static void *arena_alloc(xp_merger *m, size_t size)
+{
+	size = (size + 7) & ~(size_t)7;
+	if (!m->chunks || m->chunk_size - m->chunk_used < size) {
+		size_t csize = CHUNK_HEAD + (size > CHUNK_SIZE ? size : CHUNK_SIZE);
+		unsigned char *c = malloc(csize);
+		if (!c)
+			return NULL;
+		memcpy(c, &m->chunks, sizeof m->chunks);
+		m->chunks = c;
+		m->chunk_used = CHUNK_HEAD;
+		m->chunk_size = csize;
+	}
+	void *r = (unsigned char *)m->chunks + m->chunk_used;
+	m->chunk_used += size;
+	return r;
+}
+
+/*
+ * Fills a procedure's version (structure, no counts) from an input.
+ * arena: the version is the procedure's first (it is seldom replaced).
+ */
 static xp_err load_version(xp_merger *m, aproc *p, const xp_fb *in,
                            const xp_proc *ip, const xp_objfile *io,
-                           const uint32_t *resolved)
+                           const uint32_t *resolved, int arena)
 {
 	p->sig = ip->signature;
 	p->proc_id = ip->proc_id;
@@ -624,16 +697,37 @@ static xp_err load_version(xp_merger *m, aproc *p, const xp_fb *in,
 	p->nblk = ip->n_blocks;
 	p->nedge = ip->n_edges;
 	p->ntup = ip->n_tuples;
-	p->cid = malloc(((size_t)p->ncnt + 1) * sizeof *p->cid);
-	p->cval = calloc((size_t)p->ncnt + 1, sizeof *p->cval);
-	p->blk = malloc((size_t)p->nblk * XP_RS_BLOCK + 1);
-	p->edge = malloc((size_t)p->nedge * XP_RS_EDGE + 1);
-	p->tup = malloc(((size_t)p->ntup + 1) * sizeof *p->tup);
-	if (!p->cid || !p->cval || !p->blk || !p->edge || !p->tup)
+	/* One allocation per version: counts first (8-byte aligned), then
+	 * the 4-byte fields, then the raw records. */
+	size_t ncv = (size_t)p->ncnt * sizeof *p->cval;
+	size_t nci = (size_t)p->ncnt * sizeof *p->cid;
+	size_t ntu = (size_t)p->ntup * sizeof *p->tup;
+	size_t nbk = (size_t)p->nblk * XP_RS_BLOCK;
+	size_t ned = (size_t)p->nedge * XP_RS_EDGE;
+	size_t total = ncv + nci + ntu + nbk + ned + 1;
+	unsigned char *mem = arena ? arena_alloc(m, total) : malloc(total);
+	p->mem = mem;
+	p->in_arena = arena;
+	if (!mem)
 		return XP_E_NOMEM;
+	p->cval = (uint64_t *)(void *)mem;
+	p->cid = (uint32_t *)(void *)(mem + ncv);
+	p->tup = (xp_tuple *)(void *)(mem + ncv + nci);
+	p->blk = mem + ncv + nci + ntu;
+	p->edge = p->blk + nbk;
+	memset(p->cval, 0, ncv);
+	/* Counter ids are kept sorted: a merged result lists counters by id,
+	 * so its layout is the one later inputs match, and the versions'
+	 * order then depends on the set of ids alone. */
 	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
-	for (uint32_t i = 0; i < p->ncnt; i++)
+	int sorted = 1;
+	for (uint32_t i = 0; i < p->ncnt; i++) {
 		p->cid[i] = xp_get_le32(c + (size_t)i * XP_RS_COUNTER);
+		if (i > 0 && p->cid[i] < p->cid[i - 1])
+			sorted = 0;
+	}
+	if (!sorted)
+		xp_qsort(p->cid, p->ncnt, sizeof *p->cid, cmp_u32);
 	if (p->nblk)
 		memcpy(p->blk, xp_rec(in, XP_T_BLOCKS, ip->first_block),
 		       (size_t)p->nblk * XP_RS_BLOCK);
@@ -644,7 +738,6 @@ static xp_err load_version(xp_merger *m, aproc *p, const xp_fb *in,
 		xp_fb_tuple(in, ip->first_tuple + i, &p->tup[i]);
 		p->tup[i].srcfile = resolved[i];
 	}
-	(void)m;
 	return XP_E_OK;
 }
 
@@ -699,10 +792,18 @@ static int same_structure(const xp_merger *m, const aproc *p,
 /* Adding counts                                                       */
 /* ------------------------------------------------------------------ */
 
-static int cmp_u64pair(const void *a, const void *b)
+/* The position of id in p's sorted counter ids, or NONE. */
+static uint32_t find_counter(const aproc *p, uint32_t id)
 {
-	const uint64_t *x = a, *y = b;
-	return *x < *y ? -1 : *x > *y;
+	uint32_t lo = 0, hi = p->ncnt;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->cid[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->ncnt && p->cid[lo] == id ? lo : NONE;
 }
 
 /*
@@ -744,47 +845,18 @@ static int add_counters(xp_merger *m, aproc *p, const xp_fb *in,
 		}
 		return 1;
 	}
-	/* Another order: sort (id << 32 | position) of p and search. */
-	size_t need = (size_t)n * 2;
-	if (need > m->tmpcap) {
-		uint32_t *t = realloc(m->tmp, need * sizeof *t);
-		if (!t)
-			return -1;
-		m->tmp = t;
-		m->tmpcap = need;
-	}
-	uint64_t *srt = (uint64_t *)(void *)m->tmp;
+	/* Another order: search each id.  Ids are unique within an input
+	 * procedure, so equal counts and every id found mean equal sets.
+	 * Check first, so that a mismatch changes nothing. */
 	for (i = 0; i < n; i++)
-		srt[i] = (uint64_t)p->cid[i] << 32 | i;
-	xp_qsort(srt, n, sizeof *srt, cmp_u64pair);
-	/* Check first, so that a mismatch changes nothing. */
-	for (i = 0; i < n; i++) {
-		uint32_t id = xp_get_le32(c + (size_t)i * XP_RS_COUNTER);
-		size_t lo = 0, hi = n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if ((uint32_t)(srt[mid] >> 32) < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == n || (uint32_t)(srt[lo] >> 32) != id)
+		if (find_counter(p, xp_get_le32(c + (size_t)i * XP_RS_COUNTER)) ==
+		    NONE)
 			return 0;
-	}
 	if (check_only)
 		return 1;
 	for (i = 0; i < n; i++) {
 		const unsigned char *r = c + (size_t)i * XP_RS_COUNTER;
-		uint32_t id = xp_get_le32(r);
-		size_t lo = 0, hi = n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if ((uint32_t)(srt[mid] >> 32) < id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		add_value(m, &p->cval[(uint32_t)srt[lo]],
+		add_value(m, &p->cval[find_counter(p, xp_get_le32(r))],
 		          xp_get_le64(r + XP_CN_VALUE), first);
 	}
 	return 1;
@@ -898,13 +970,23 @@ static xp_err report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
 	return XP_E_OK;
 }
 
+/*
+ * Adds the input procedure at position k of its object file.  Inputs of
+ * one binary list the procedures in the same order, so the procedure at
+ * that position in the previous input is tried before any lookup.  *out
+ * is set to the procedure's index.
+ */
 static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
                        const xp_objfile *io, const xp_proc *ip,
                        const uint32_t *resolved, const char *name,
-                       xp_diags *d)
+                       uint32_t k, uint32_t *out, xp_diags *d)
 {
 	uint32_t pname = m->smap[ip->name];
-	uint32_t pi = find_proc(m, ofi, pname);
+	const aobj *ao = &m->of[ofi];
+	uint32_t pi = k < ao->nord ? ao->ord[k] : NONE;
+	if (pi == NONE || m->pr[pi].name != pname)
+		pi = find_proc(m, ofi, pname);
+	*out = pi;
 	aproc *p;
 	xp_err err;
 	int first = 0;
@@ -925,7 +1007,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		p->name = pname;
 		p->next = NONE;
 		p->dropseq = 0;
-		if ((err = load_version(m, p, in, ip, io, resolved)))
+		if ((err = load_version(m, p, in, ip, io, resolved, 1)))
 			return err;
 		if ((err = map_put(&m->procmap, pkey(ofi, pname), pi)))
 			return err;
@@ -937,6 +1019,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		o->last = pi;
 		p->src = m->cur_name;
 		first = 1;
+		*out = pi;
 	} else {
 		p = &m->pr[pi];
 		comp ic = {io->tv_sec, io->tv_usec, io->signature,
@@ -968,12 +1051,8 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 			uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
 			                                            : ip->proc_id;
 			comp keep_c = cmp_comp(&p->c, &ic) > 0 ? p->c : ic;
-			free(p->cid);
-			free(p->cval);
-			free(p->blk);
-			free(p->edge);
-			free(p->tup);
-			if ((err = load_version(m, p, in, ip, io, resolved)))
+			version_free(p);
+			if ((err = load_version(m, p, in, ip, io, resolved, 0)))
 				return err;
 			p->proc_id = keep_id;
 			p->c = keep_c;
@@ -989,7 +1068,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 			memset(&cand, 0, sizeof cand);
 			cand.of = ofi;
 			cand.name = pname;
-			if ((err = load_version(m, &cand, in, ip, io, resolved))) {
+			if ((err = load_version(m, &cand, in, ip, io, resolved, 0))) {
 				proc_free(&cand);
 				return err;
 			}
@@ -1072,6 +1151,8 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 	/* Tuples without a file use the previous one's, across procedures. */
 	uint32_t cur = NONE;
 	uint32_t *res = NULL;
+	if ((err = GROW(o->ord, o->ordcap, io.n_procs)))
+		return err;
 	size_t rescap = 0;
 	for (uint32_t k = 0; k < io.n_procs; k++) {
 		xp_proc ip;
@@ -1094,11 +1175,24 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 				cur = m->smap[f];
 			res[t] = cur;
 		}
-		if ((err = add_proc(m, ofi, in, &io, &ip, res, name, d))) {
+		uint32_t pi;
+		if ((err = add_proc(m, ofi, in, &io, &ip, res, name, k, &pi, d))) {
 			free(res);
 			return err;
 		}
+		o->ord[k] = pi;
+		/* The tag its block refs take in this input, kept apart
+		 * from the procedure so that refs find it in cache. */
+		if ((err = GROW(m->ptag, m->ptagcap, m->npr))) {
+			free(res);
+			return err;
+		}
+		const aproc *p = &m->pr[pi];
+		m->ptag[pi] = p->seq == m->seq       ? p->gen
+		              : p->dropseq == m->seq ? TAG_DROP
+		                                     : TAG_ANY;
 	}
+	o->nord = io.n_procs;
 	free(res);
 	return XP_E_OK;
 }
@@ -1157,6 +1251,141 @@ static uint64_t lkey(uint32_t sf, uint32_t line, uint32_t col)
 	return mix64((uint64_t)sf << 32 | line) ^ ((uint64_t)col * 0x9e3779b97f4a7c15u);
 }
 
+/* Finds line (sf, line, col) in linemap; where it would go if absent. */
+static uint32_t linemap_find(const xp_merger *m, uint32_t sf, uint32_t line,
+                             uint32_t col, uint64_t *keyp)
+{
+	/* The key hashes (srcfile, line, col); collisions are told apart by
+	 * a chain of candidates probed in turn. */
+	uint64_t key = lkey(sf, line, col);
+	for (;;) {
+		uint32_t slot, v = map_find(&m->linemap, key, &slot);
+		if (!v)
+			break;
+		const aline *l = &m->ln[v - 1];
+		if (l->sf == sf && l->line == line && l->col == col) {
+			*keyp = key;
+			return v - 1;
+		}
+		key = mix64(key + 1);
+	}
+	*keyp = key;
+	return NONE;
+}
+
+/* Fills linemap with every line, when it is needed the first time. */
+static xp_err linemap_build(xp_merger *m)
+{
+	for (uint32_t li = 0; li < m->nln; li++) {
+		uint64_t key;
+		const aline *l = &m->ln[li];
+		linemap_find(m, l->sf, l->line, l->col, &key);
+		xp_err err = map_put(&m->linemap, key, li);
+		if (err)
+			return err;
+	}
+	m->linemap_ok = 1;
+	return XP_E_OK;
+}
+
+static int line_before(const aline *l, uint32_t line, uint32_t col)
+{
+	return l->line < line || (l->line == line && l->col < col);
+}
+
+/*
+ * The accumulator's line (line, col) of source file si, made when absent.
+ * k is the line's position in the input: inputs of one binary list the
+ * lines of a file in the same order, so position k is tried first.  A
+ * file whose lines stay in increasing order is searched by bisection;
+ * only files whose inputs disagree on the order need the hash map.
+ */
+static xp_err get_line(xp_merger *m, uint32_t si, uint32_t line, uint32_t col,
+                       uint32_t k, uint32_t *out)
+{
+	asrc *s = &m->sf[si];
+	xp_err err;
+	if (k < s->nline) {
+		const aline *l = &m->ln[s->lines[k]];
+		if (l->line == line && l->col == col) {
+			*out = s->lines[k];
+			return XP_E_OK;
+		}
+	}
+	uint64_t key = 0;
+	int unsorted = s->unsorted;
+	if (!unsorted) {
+		uint32_t lo = 0, hi = s->nline;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (line_before(&m->ln[s->lines[mid]], line, col))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < s->nline) {
+			const aline *l = &m->ln[s->lines[lo]];
+			if (l->line == line && l->col == col) {
+				*out = s->lines[lo];
+				return XP_E_OK;
+			}
+			unsorted = 1; /* the new line goes before the last */
+		}
+		if (m->linemap_ok)
+			linemap_find(m, si, line, col, &key);
+	} else {
+		if (!m->linemap_ok && (err = linemap_build(m)))
+			return err;
+		uint32_t li = linemap_find(m, si, line, col, &key);
+		if (li != NONE) {
+			*out = li;
+			return XP_E_OK;
+		}
+	}
+	if ((err = GROW(m->ln, m->lncap, m->nln + 1)) ||
+	    (err = GROW(s->lines, s->cap, s->nline + 1)))
+		return err;
+	uint32_t li = m->nln++;
+	m->ln[li] = (aline){si, line, col, 0, 0, 0};
+	if (m->linemap_ok && (err = map_put(&m->linemap, key, li)))
+		return err;
+	s->lines[s->nline++] = li;
+	if (unsorted && !s->unsorted) {
+		/* From now on this file needs the map. */
+		s->unsorted = 1;
+		if (!m->linemap_ok && (err = linemap_build(m)))
+			return err;
+	}
+	*out = li;
+	return XP_E_OK;
+}
+
+/* Appends a ref to line l, moving its refs to the end of rp when full. */
+static xp_err line_add_ref(xp_merger *m, aline *l, const aref *r)
+{
+	xp_err err;
+	if (l->nref == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : 1;
+		if (l->cap && l->first + l->cap == m->nrp) {
+			/* Last in rp: grow in place. */
+			if ((err = GROW(m->rp, m->rpcap, m->nrp + (ncap - l->cap))))
+				return err;
+			m->nrp += ncap - l->cap;
+		} else {
+			if ((err = GROW(m->rp, m->rpcap, m->nrp + ncap)))
+				return err;
+			if (l->nref)
+				memcpy(m->rp + m->nrp, m->rp + l->first,
+				       (size_t)l->nref * sizeof *m->rp);
+			l->first = m->nrp;
+			m->nrp += ncap;
+		}
+		l->cap = ncap;
+	}
+	m->rp[l->first + l->nref++] = *r;
+	return XP_E_OK;
+}
+
 static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 {
 	xp_srcfile is;
@@ -1172,78 +1401,92 @@ static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 		memset(&m->sf[si], 0, sizeof m->sf[si]);
 		m->sf[si].path = path;
 	}
-	for (uint32_t k = 0; k < is.n_lines; k++) {
-		xp_srcline il;
-		xp_fb_srcline(in, is.first_line + k, &il);
-		/* The key hashes (srcfile, line, col); collisions are told
-		 * apart by a chain of candidates probed in turn. */
-		uint64_t key = lkey(si, il.line, il.col);
-		uint32_t li = NONE;
-		for (;;) {
-			uint32_t slot, v = map_find(&m->linemap, key, &slot);
-			if (!v)
-				break;
-			aline *l = &m->ln[v - 1];
-			if (l->sf == si && l->line == il.line && l->col == il.col) {
-				li = v - 1;
-				break;
+	const unsigned char *lrec = xp_rec(in, XP_T_SRCLINES, is.first_line);
+	for (uint32_t k = 0; k < is.n_lines; k++, lrec += XP_RS_SRCLINE) {
+		uint32_t li;
+		if ((err = get_line(m, si, xp_get_le32(lrec + XP_SL_LINE),
+		                    xp_get_le32(lrec + XP_SL_COL), k, &li)))
+			return err;
+		uint32_t nrefs = xp_get_le32(lrec + XP_SL_NREF);
+		const unsigned char *rrec =
+			xp_rec(in, XP_T_BLOCKREFS, xp_get_le32(lrec + XP_SL_FREF));
+		for (uint32_t q = 0; q < nrefs; q++, rrec += XP_RS_BLOCKREF) {
+			aline *l = &m->ln[li];
+			uint32_t block = xp_get_le32(rrec + XP_BR_BLOCK);
+			uint32_t pp = m->smap[xp_get_le32(rrec + XP_BR_PROC)];
+			uint32_t po = m->smap[xp_get_le32(rrec + XP_BR_OBJFILE)];
+			uint64_t count = xp_get_le64(rrec + XP_BR_COUNT);
+			/* The same position first, as for lines. */
+			aref *lr = l->nref ? m->rp + l->first : NULL;
+			uint32_t e = q;
+			if (e >= l->nref || lr[e].block != block ||
+			    lr[e].proc != pp || lr[e].objfile != po)
+				for (e = 0; e < l->nref; e++)
+					if (lr[e].block == block && lr[e].proc == pp &&
+					    lr[e].objfile == po)
+						break;
+			uint32_t pi = e < l->nref ? lr[e].pi : NONE;
+			if (pi == NONE) {
+				uint32_t ofi = m->of_by_str[po];
+				pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
 			}
-			key = mix64(key + 1);
-		}
-		if (li == NONE) {
-			if ((err = GROW(m->ln, m->lncap, m->nln + 1)))
-				return err;
-			li = m->nln++;
-			m->ln[li] = (aline){si, il.line, il.col, 0, 0, NULL};
-			if ((err = map_put(&m->linemap, key, li)))
-				return err;
-			asrc *s = &m->sf[si];
-			if ((err = GROW(s->lines, s->cap, s->nline + 1)))
-				return err;
-			s->lines[s->nline++] = li;
-		}
-		aline *l = &m->ln[li];
-		for (uint32_t q = 0; q < il.n_refs; q++) {
-			xp_blockref br;
-			xp_fb_blockref(in, il.first_ref + q, &br);
-			uint32_t po = m->smap[br.objfile], pp = m->smap[br.proc];
-			uint32_t tag = TAG_ANY;
-			uint32_t ofi = m->of_by_str[po];
-			uint32_t pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
-			if (pi != NONE) {
-				aproc *p = &m->pr[pi];
-				if (p->seq == m->seq)
-					tag = p->gen;
-				else if (p->dropseq == m->seq)
-					continue; /* its version was dropped */
-			}
-			uint32_t e;
-			for (e = 0; e < l->nref; e++)
-				if (l->ref[e].block == br.block && l->ref[e].proc == pp &&
-				    l->ref[e].objfile == po)
-					break;
+			uint32_t tag = pi == NONE ? TAG_ANY : m->ptag[pi];
+			if (tag == TAG_DROP)
+				continue; /* its version was dropped */
 			if (e == l->nref) {
-				if ((err = GROW(l->ref, l->cap, l->nref + 1)))
+				aref nr = {po, pp, block, tag, pi, 0};
+				add_value(m, &nr.count, count, 1);
+				if ((err = line_add_ref(m, l, &nr)))
 					return err;
-				l->ref[e] = (aref){po, pp, br.block, tag, 0, m->seq};
-				l->nref++;
-				add_value(m, &l->ref[e].count, br.count, 1);
 				continue;
 			}
-			aref *r = &l->ref[e];
+			aref *r = &lr[e];
+			r->pi = pi;
 			if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
 				/* Counts of a version since replaced. */
 				r->tag = tag;
 				r->count = 0;
-				add_value(m, &r->count, br.count, 1);
+				add_value(m, &r->count, count, 1);
 			} else {
 				if (r->tag == TAG_ANY)
 					r->tag = tag;
-				add_value(m, &r->count, br.count, 0);
+				add_value(m, &r->count, count, 0);
 			}
-			r->seq = m->seq;
 		}
 	}
+	return XP_E_OK;
+}
+
+/* Maps the input's strings to pool ids (m->smap). */
+static xp_err map_strings(xp_merger *m, const xp_fb *in)
+{
+	uint32_t ns = in->nstr;
+	size_t offlen = (size_t)ns * 4;
+	if (m->smap_ok && ns == m->smap_nstr && in->strtab_len == m->smap_len &&
+	    (ns == 0 || (memcmp(m->smap_of.p, in->stroff, offlen) == 0 &&
+	                 memcmp(m->smap_of.p + offlen, in->strtab,
+	                        in->strtab_len) == 0)))
+		return XP_E_OK;
+	xp_err err;
+	m->smap_ok = 0;
+	free(m->smap);
+	m->smap = malloc(((size_t)ns + 1) * sizeof *m->smap);
+	if (!m->smap)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < ns; i++)
+		if ((err = sp_intern(&m->str, xp_fb_str(in, i), xp_fb_strlen(in, i),
+		                     &m->smap[i])))
+			return err;
+	if ((err = ensure_by_str(m)))
+		return err;
+	m->smap_of.len = 0;
+	if (ns > 0 && ((err = xp_buf_append(&m->smap_of, in->stroff, offlen)) ||
+	               (err = xp_buf_append(&m->smap_of, in->strtab,
+	                                    in->strtab_len))))
+		return err;
+	m->smap_nstr = ns;
+	m->smap_len = in->strtab_len;
+	m->smap_ok = 1;
 	return XP_E_OK;
 }
 
@@ -1280,19 +1523,12 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 		m->wl = weight;
 	}
 	m->seq = m->count + 1;
+	if (m->npr)
+		memset(m->ptag, 0xff, (size_t)m->npr * sizeof *m->ptag);
 	if ((err = sp_intern(&m->names, name, strlen(name), &m->cur_name)))
 		return err;
 
-	uint32_t ns = in->nstr;
-	free(m->smap);
-	m->smap = malloc(((size_t)ns + 1) * sizeof *m->smap);
-	if (!m->smap)
-		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < ns; i++)
-		if ((err = sp_intern(&m->str, xp_fb_str(in, i), xp_fb_strlen(in, i),
-		                     &m->smap[i])))
-			return err;
-	if ((err = ensure_by_str(m)))
+	if ((err = map_strings(m, in)))
 		return err;
 
 	if (in->minor == 4)
@@ -1312,8 +1548,6 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 	for (uint32_t i = 0; i < n; i++)
 		if ((err = add_srcfile(m, in, i)))
 			return err;
-	free(m->smap);
-	m->smap = NULL;
 	m->count++;
 	m->failed = 0;
 	return XP_E_OK;
@@ -1533,12 +1767,14 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 			p->dropped = 1;
 			continue;
 		}
-		for (uint32_t k = 0; k < p->ncnt; k++)
-			p->cval[k] = scale_value(m, p->cval[k]);
-		for (uint32_t k = 0; k < p->nvr; k++)
-			for (uint32_t q = 0; q < p->vr[k].nv; q++)
-				p->vr[k].v[q].count =
-					scale_value(m, p->vr[k].v[q].count);
+		if (m->o.scale != 1) {
+			for (uint32_t k = 0; k < p->ncnt; k++)
+				p->cval[k] = scale_value(m, p->cval[k]);
+			for (uint32_t k = 0; k < p->nvr; k++)
+				for (uint32_t q = 0; q < p->vr[k].nv; q++)
+					p->vr[k].v[q].count =
+						scale_value(m, p->vr[k].v[q].count);
+		}
 		if (m->o.sparse) {
 			int any = 0;
 			for (uint32_t k = 0; k < p->ncnt && !any; k++)
@@ -1549,19 +1785,23 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 	}
 	for (uint32_t i = 0; i < m->nln; i++) {
 		aline *l = &m->ln[i];
+		aref *lr = l->nref ? m->rp + l->first : NULL;
 		uint32_t k = 0;
 		for (uint32_t q = 0; q < l->nref; q++) {
-			aref *r = &l->ref[q];
+			aref *r = &lr[q];
 			if (r->tag != TAG_ANY) {
-				uint32_t ofi = m->of_by_str[r->objfile];
-				uint32_t pi = ofi == NONE ? NONE
-				                          : find_proc(m, ofi, r->proc);
+				uint32_t pi = r->pi;
+				if (pi == NONE) {
+					uint32_t ofi = m->of_by_str[r->objfile];
+					pi = ofi == NONE ? NONE
+					                 : find_proc(m, ofi, r->proc);
+				}
 				if (pi != NONE && (m->pr[pi].gen != r->tag ||
 				                   m->pr[pi].dropped == 1))
 					continue;
 			}
 			r->count = scale_value(m, r->count);
-			l->ref[k++] = *r;
+			lr[k++] = *r;
 		}
 		l->nref = k;
 	}
@@ -1602,7 +1842,7 @@ static uint64_t count_saturated(const xp_merger *m)
 	}
 	for (uint32_t i = 0; i < m->nln; i++)
 		for (uint32_t q = 0; q < m->ln[i].nref; q++)
-			n += m->ln[i].ref[q].count == U64MAX;
+			n += m->rp[m->ln[i].first + q].count == U64MAX;
 	return n;
 }
 
@@ -1636,18 +1876,9 @@ static xp_err emit_proc(xp_merger *m, xp_fbb *b, aproc *p, const uint32_t *smap,
 	}
 	if ((err = add_stats(b, p->stats, max, sum)))
 		return err;
-	/* Counters by id. */
-	uint32_t n = p->ncnt;
-	uint64_t *ord = malloc(((size_t)n + 1) * sizeof *ord);
-	if (!ord)
-		return XP_E_NOMEM;
-	for (uint32_t k = 0; k < n; k++)
-		ord[k] = (uint64_t)p->cid[k] << 32 | k;
-	xp_qsort(ord, n, sizeof *ord, cmp_u64pair);
-	for (uint32_t k = 0; k < n && !err; k++)
-		err = xp_fbb_add_counter(b, (uint32_t)(ord[k] >> 32),
-		                         p->cval[(uint32_t)ord[k]]);
-	free(ord);
+	/* Counters by id: the order they are kept in. */
+	for (uint32_t k = 0; k < p->ncnt && !err; k++)
+		err = xp_fbb_add_counter(b, p->cid[k], p->cval[k]);
 	if (err)
 		return err;
 	if (p->nvr > 1)
@@ -1843,11 +2074,12 @@ static xp_err emit(xp_merger *m, xp_fbb *b, const uint32_t *smap)
 				continue;
 			if ((err = xp_fbb_begin_srcline(b, l->line, l->col)))
 				break;
-			sort_refs(m, l->ref, l->nref);
+			aref *lr = m->rp + l->first;
+			sort_refs(m, lr, l->nref);
 			for (uint32_t q = 0; q < l->nref && !err; q++) {
-				xp_blockref br = {l->ref[q].block, l->ref[q].count,
-				                  smap[l->ref[q].proc],
-				                  smap[l->ref[q].objfile]};
+				xp_blockref br = {lr[q].block, lr[q].count,
+				                  smap[lr[q].proc],
+				                  smap[lr[q].objfile]};
 				err = xp_fbb_add_blockref(b, &br);
 			}
 		}

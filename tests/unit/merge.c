@@ -4,8 +4,10 @@
  * canonical texts.  Checked: order independence, associativity with
  * integer weights, identity (one input, twice merged, is unchanged),
  * weight k equals k copies, saturation at 2^64-1 with one warning, max
- * and min modes against counts computed here, and that a mismatch in
- * error mode fails.
+ * and min modes against counts computed here, that a mismatch in
+ * error mode fails, and that inputs listing the same content in other
+ * orders (the merger's fast path by position against its lookups) give
+ * the same result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +346,245 @@ static void test_mismatch_error(void)
 	xp_fb_free(b2);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Same content, other layouts                                         */
+/* ------------------------------------------------------------------ */
+
+#define LOBJ 4
+#define LPROC 6
+#define LSRC 3
+#define LLINE 5
+
+/* Fisher-Yates shuffle of idx[0..n-1] (identity when shuffle is 0). */
+static void permute(int *idx, int n, uint64_t *st, int shuffle)
+{
+	for (int i = 0; i < n; i++)
+		idx[i] = i;
+	if (!shuffle)
+		return;
+	for (int i = n - 1; i > 0; i--) {
+		*st ^= *st << 13;
+		*st ^= *st >> 7;
+		*st ^= *st << 17;
+		int j = (int)(*st % (uint64_t)(i + 1));
+		int t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+}
+
+/*
+ * One training run of a program, its content a function of (seed,
+ * variant) alone; shuffle != 0 lists the same content in another order
+ * (object files, procedures, counters, source files, lines, block refs),
+ * so that the merger's positional fast paths miss.  Variants disagree
+ * here and there: q1 of f1.o changes its signature, q2 of f2.o gains a
+ * block, q5 of f0.o is missing, q4 of f3.o was loaded but not run.
+ */
+static xp_fb *layout_profile(uint64_t seed, int variant, uint64_t shuffle)
+{
+	uint64_t st = seed * 0x9e3779b97f4a7c15u + (uint64_t)variant + 1;
+	uint64_t sh = shuffle * 0xd1b54a32d192ed03u + 7;
+	uint64_t val[LOBJ][LPROC][8];
+	uint64_t refc[LSRC][LLINE][3];
+	for (int o = 0; o < LOBJ; o++)
+		for (int p = 0; p < LPROC; p++)
+			for (int c = 0; c < 8; c++) {
+				st ^= st << 13;
+				st ^= st >> 7;
+				st ^= st << 17;
+				val[o][p][c] = st % 5000;
+			}
+	for (int f = 0; f < LSRC; f++)
+		for (int l = 0; l < LLINE; l++)
+			for (int r = 0; r < 3; r++) {
+				st ^= st << 13;
+				st ^= st >> 7;
+				st ^= st << 17;
+				refc[f][l][r] = st % 300;
+			}
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 9);
+	char name[32];
+	int oi[LOBJ], pi[LPROC], ci[8], fi[LSRC], li[LLINE], ri[3];
+	permute(oi, LOBJ, &sh, shuffle != 0);
+	for (int k = 0; k < LOBJ; k++) {
+		int o = oi[k];
+		snprintf(name, sizeof name, "f%d.o", o);
+		xp_objfile of = {.path = S(b, name), .tv_sec = 100, .tv_usec = 5,
+		                 .n_values_per_vp = 2, .signature = 0x50 + o,
+		                 .n_srcfile_names = 2};
+		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+		permute(pi, LPROC, &sh, shuffle != 0);
+		for (int kp = 0; kp < LPROC; kp++) {
+			int p = pi[kp];
+			if (o == 0 && p == 5 && variant % 2 == 1)
+				continue;
+			int nblk = 2 + p % 3;
+			if (o == 2 && p == 2 && variant % 4 == 2)
+				nblk++;
+			uint64_t sig = 0x1000 + (uint64_t)(o * 16 + p);
+			if (o == 1 && p == 1 && variant % 3 == 1)
+				sig += 0x777;
+			int run = !(o == 3 && p == 4 && variant % 3 == 0);
+			int ncnt = run ? nblk + 1 : 0;
+			snprintf(name, sizeof name, "q%d", p);
+			xp_proc pr = {.name = S(b, name), .signature = sig,
+			              .proc_id = (uint32_t)p + 1, .n_vp_sites = 1,
+			              .n_srcmap_ops = (uint32_t)nblk};
+			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+			if (p % 2 == 0)
+				CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 0) == XP_E_OK);
+			permute(ci, ncnt, &sh, shuffle != 0);
+			for (int c = 0; c < ncnt; c++)
+				CHECK(xp_fbb_add_counter(b, (uint32_t)ci[c] + 1,
+				                         val[o][p][ci[c]]) == XP_E_OK);
+			CHECK(xp_fbb_add_vp(b, 3, XP_VP_INT) == XP_E_OK);
+			for (int v = 0; v < 2; v++) {
+				xp_vpval vv = {0};
+				if (run) {
+					vv.has_value = 1;
+					vv.v.i = (int32_t)((val[o][p][7 - v] % 3) * 10 + v);
+					vv.count = val[o][p][v] % 50;
+				}
+				CHECK(xp_fbb_add_vpval(b, &vv) == XP_E_OK);
+			}
+			for (int k2 = 1; k2 <= nblk; k2++)
+				CHECK(xp_fbb_add_block(b, (uint32_t)k2,
+				                       run ? (uint32_t)k2 : 0) ==
+				      XP_E_OK);
+			for (int k2 = 1; k2 < nblk; k2++) {
+				xp_edge e = {(uint32_t)k2, run ? (uint32_t)nblk + 1 : 0,
+				             (uint32_t)k2, (uint32_t)k2 + 1};
+				CHECK(xp_fbb_add_edge(b, &e) == XP_E_OK);
+			}
+			for (int k2 = 1; k2 <= nblk; k2++) {
+				snprintf(name, sizeof name, "h%d.c", (o + k2) % LSRC);
+				xp_tuple t = {.id = (uint32_t)k2, .block = (uint32_t)k2,
+				              .line = (uint32_t)(10 * p + k2),
+				              .col = (uint32_t)(k2 % 2),
+				              .srcfile = S(b, name)};
+				CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+			}
+		}
+	}
+	CHECK(xp_fbb_begin_program(b, S(b, "prog")) == XP_E_OK);
+	CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 0) == XP_E_OK);
+	for (int k = 0; k < LOBJ; k++) {
+		snprintf(name, sizeof name, "f%d.o", oi[k]);
+		CHECK(xp_fbb_add_objref(b, S(b, name)) == XP_E_OK);
+	}
+	permute(fi, LSRC, &sh, shuffle != 0);
+	for (int kf = 0; kf < LSRC; kf++) {
+		int f = fi[kf];
+		snprintf(name, sizeof name, "h%d.c", f);
+		CHECK(xp_fbb_begin_srcfile(b, S(b, name)) == XP_E_OK);
+		permute(li, LLINE, &sh, shuffle != 0);
+		for (int kl = 0; kl < LLINE; kl++) {
+			int l = li[kl];
+			/* Lines 7, 7:1, 14, 14:1, 21: columns tell some
+			 * apart. */
+			CHECK(xp_fbb_begin_srcline(b, (uint32_t)(l / 2 + 1) * 7,
+			                           (uint32_t)(l % 2)) == XP_E_OK);
+			permute(ri, 3, &sh, shuffle != 0);
+			for (int kr = 0; kr < 3; kr++) {
+				int r = ri[kr];
+				/* Refs into the procedures whose versions differ,
+				 * too: they follow their procedure's fate. */
+				int o = (f + l + r) % LOBJ, p = (l + 2 * r) % LPROC;
+				char pn[16];
+				snprintf(name, sizeof name, "f%d.o", o);
+				snprintf(pn, sizeof pn, "q%d", p);
+				xp_blockref br = {.block = 1, .count = refc[f][l][r],
+				                  .proc = S(b, pn),
+				                  .objfile = S(b, name)};
+				CHECK(xp_fbb_add_blockref(b, &br) == XP_E_OK);
+			}
+		}
+	}
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	return fb;
+}
+
+#define LIN 6
+
+/*
+ * The merger adds inputs of the same layout as the accumulator by
+ * position and falls back to lookups otherwise: both must give the same
+ * result, whatever the layouts, the input order and the mode.
+ */
+static void test_layouts(void)
+{
+	static const xp_merge_mode modes[3] = {XP_MERGE_SUM, XP_MERGE_MAX,
+	                                       XP_MERGE_MIN};
+	for (int r = 0; r < 12; r++) {
+		xp_merge_opts o = {modes[r % 3], XP_MISMATCH_SKIP, 1, r % 4 == 3};
+		xp_fb *same[LIN], *mixed[LIN], *shuf[LIN], *rev[LIN];
+		double w[LIN], wrev[LIN];
+		for (int i = 0; i < LIN; i++) {
+			same[i] = layout_profile((uint64_t)r, i, 0);
+			/* Every input in its own order. */
+			mixed[i] = layout_profile((uint64_t)r, i, (uint64_t)i + 1);
+			/* One other order shared by all. */
+			shuf[i] = layout_profile((uint64_t)r, i, 99);
+			w[i] = 1 + (double)(i % 3);
+		}
+		for (int i = 0; i < LIN; i++) {
+			rev[i] = same[LIN - 1 - i];
+			wrev[i] = w[LIN - 1 - i];
+		}
+		char *ts = merge_text(same, w, LIN, &o, NULL);
+		char *tm = merge_text(mixed, w, LIN, &o, NULL);
+		char *tf = merge_text(shuf, w, LIN, &o, NULL);
+		char *tr = merge_text(rev, wrev, LIN, &o, NULL);
+		CHECK(strstr(ts, "PROC: q0") != NULL);
+		CHECK_STR(ts, tm);
+		CHECK_STR(ts, tf);
+		CHECK_STR(ts, tr);
+
+		/* The fast path adds the right counts: q0 of f0.o has one
+		 * version in every input. */
+		if (o.mode == XP_MERGE_SUM && !o.sparse) {
+			xp_fb *res = parse(ts);
+			for (uint32_t c = 1; c <= 3; c++) {
+				int64_t want = 0;
+				for (int i = 0; i < LIN; i++)
+					want += (int64_t)w[i] *
+					        counter_of(mixed[i], "f0.o", "q0", c);
+				CHECK_EQ(counter_of(res, "f0.o", "q0", c), want);
+			}
+			xp_fb_free(res);
+		}
+
+		/* Repeats of one input: by position, by lookup, by weight. */
+		xp_fb *rep3[3] = {same[1], same[1], same[1]};
+		xp_fb *mix3[3] = {same[1], mixed[1], shuf[1]};
+		double w3 = 3;
+		char *a = merge_text(rep3, NULL, 3, &o, NULL);
+		char *b2 = merge_text(mix3, NULL, 3, &o, NULL);
+		char *c3 = merge_text(&mixed[1], &w3, 1, &o, NULL);
+		CHECK_STR(a, b2);
+		if (o.mode == XP_MERGE_SUM)
+			CHECK_STR(a, c3);
+		free(a);
+		free(b2);
+		free(c3);
+
+		free(ts);
+		free(tm);
+		free(tf);
+		free(tr);
+		for (int i = 0; i < LIN; i++) {
+			xp_fb_free(same[i]);
+			xp_fb_free(mixed[i]);
+			xp_fb_free(shuf[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(test_order_and_assoc);
@@ -351,5 +592,6 @@ int main(void)
 	RUN(test_max_min);
 	RUN(test_saturation);
 	RUN(test_mismatch_error);
+	RUN(test_layouts);
 	return unit_done();
 }
