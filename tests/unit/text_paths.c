@@ -286,6 +286,34 @@ static void long_line(void)
 	free(s.p);
 }
 
+/*
+ * A file larger than the reader's mapping window, with a line longer than
+ * a window in the middle: the window moves and grows, and the result is
+ * the same as from memory.
+ */
+static void big_windows(void)
+{
+	const size_t pathlen = 9u << 20, ncounters = 1500000;
+	const char head[] = "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\nOBJFILE:/";
+	size_t cap = sizeof head + pathlen + 64 + ncounters * 24 + 64;
+	char *t = malloc(cap);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	size_t n = 0;
+	memcpy(t, head, sizeof head - 1);
+	n += sizeof head - 1;
+	for (size_t i = 0; i < pathlen; i++)
+		t[n++] = (char)('a' + (int)(i % 26));
+	n += (size_t)sprintf(t + n, " 1 0 0 0 0x0 0\nPROC: p 0x1 %zu 0 0 1 0 0 0\n",
+	                     ncounters);
+	for (size_t i = 1; i <= ncounters; i++)
+		n += (size_t)sprintf(t + n, "%zu %zu\n", i, i * 7);
+	CHECK(n > (16u << 20));
+	CHECK_EQ(paths_agree("big_windows", t, n), 0);
+	free(t);
+}
+
 static xp_fb *parse_str(const char *text, xp_diags *d, unsigned maxerr)
 {
 	xp_parse_opts o = { maxerr, 0 };
@@ -571,6 +599,7 @@ int main(int argc, char **argv)
 	RUN(corpus_noncanonical);
 	RUN(chunk_boundaries);
 	RUN(long_line);
+	RUN(big_windows);
 	RUN(vp_values);
 	RUN(diagnostics);
 	RUN(error_cap);
