@@ -21,16 +21,43 @@
 #include <nmmintrin.h>
 #define XP_CRC_HW 1
 
+/* The register advanced over XP_CRC32C_SHIFT_BLOCK zero bytes. */
+static uint32_t crc_shift(uint32_t r)
+{
+	return xp_crc32c_shift[0][r & 0xff] ^ xp_crc32c_shift[1][(r >> 8) & 0xff] ^
+	       xp_crc32c_shift[2][(r >> 16) & 0xff] ^ xp_crc32c_shift[3][r >> 24];
+}
+
+/*
+ * The crc32 instruction has a latency of several cycles but can start one
+ * every cycle, so three consecutive blocks are computed as independent
+ * streams (the second and third from a zero register) and joined: the
+ * register after blocks A B equals the register after A advanced over
+ * |B| zero bytes, xor the register of B alone.
+ */
 __attribute__((target("sse4.2")))
 static uint32_t crc_hw(uint32_t c, const unsigned char *s, size_t n)
 {
-	uint64_t c64 = c;
+	enum { BLK = XP_CRC32C_SHIFT_BLOCK };
+	uint64_t c0 = c;
+	while (n >= 3 * (size_t)BLK) {
+		uint64_t c1 = 0, c2 = 0;
+		for (size_t i = 0; i < BLK; i += 8) {
+			c0 = _mm_crc32_u64(c0, xp_get_le64(s + i));
+			c1 = _mm_crc32_u64(c1, xp_get_le64(s + BLK + i));
+			c2 = _mm_crc32_u64(c2, xp_get_le64(s + 2 * BLK + i));
+		}
+		c0 = crc_shift((uint32_t)c0) ^ (uint32_t)c1;
+		c0 = crc_shift((uint32_t)c0) ^ (uint32_t)c2;
+		s += 3 * (size_t)BLK;
+		n -= 3 * (size_t)BLK;
+	}
 	while (n >= 8) {
-		c64 = _mm_crc32_u64(c64, xp_get_le64(s));
+		c0 = _mm_crc32_u64(c0, xp_get_le64(s));
 		s += 8;
 		n -= 8;
 	}
-	c = (uint32_t)c64;
+	c = (uint32_t)c0;
 	while (n--)
 		c = _mm_crc32_u8(c, *s++);
 	return c;

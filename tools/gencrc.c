@@ -8,6 +8,12 @@
  * printed for the slicing-by-8 method: table 0 is the classic byte-wise
  * table of the reflected polynomial 0x82f63b78, and table k gives the CRC
  * of a byte followed by k zero bytes.
+ *
+ * It also prints the operator that advances a CRC register over
+ * XP_CRC32C_SHIFT_BLOCK zero bytes, as four byte-indexed tables (the
+ * operator is linear, so the register's four bytes can be advanced
+ * separately and the results combined).  The hardware path computes three
+ * blocks as independent streams and joins them with it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +38,31 @@ int main(void)
 		for (int i = 0; i < 256; i++)
 			printf("%s0x%08lxu,%s", i % 6 == 0 ? "\t\t" : " ",
 			       (unsigned long)t[k][i],
+			       i % 6 == 5 || i == 255 ? "\n" : "");
+		printf("\t},\n");
+	}
+	printf("};\n");
+
+	/* The register after SHIFT_BLOCK zero bytes, for each byte value in
+	 * each byte position. */
+	enum { SHIFT_BLOCK = 8192 };
+	static uint32_t sh[4][256];
+	for (int k = 0; k < 4; k++)
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i << (8 * k);
+			for (int z = 0; z < SHIFT_BLOCK; z++)
+				c = (c >> 8) ^ t[0][c & 0xff];
+			sh[k][i] = c;
+		}
+	printf("\n/* The register advanced over this many zero bytes. */\n"
+	       "#define XP_CRC32C_SHIFT_BLOCK %d\n"
+	       "static const uint32_t xp_crc32c_shift[4][256] = {\n",
+	       SHIFT_BLOCK);
+	for (int k = 0; k < 4; k++) {
+		printf("\t{\n");
+		for (int i = 0; i < 256; i++)
+			printf("%s0x%08lxu,%s", i % 6 == 0 ? "\t\t" : " ",
+			       (unsigned long)sh[k][i],
 			       i % 6 == 5 || i == 255 ? "\n" : "");
 		printf("\t},\n");
 	}

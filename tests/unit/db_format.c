@@ -172,6 +172,30 @@ static void test_crc32c(void)
 			c = xp_crc32c(c, big + i, 1);
 		CHECK_EQ(xp_crc32c(0, big, n), c);
 	}
+
+	/* Inputs of three 8 KiB blocks and more are computed as three
+	 * interleaved streams: every length around those multiples must
+	 * agree with the byte-at-a-time result. */
+	size_t hn = 3 * 3 * 8192 + 64;
+	unsigned char *huge = malloc(hn);
+	CHECK(huge != NULL);
+	if (!huge)
+		return;
+	for (size_t i = 0; i < hn; i++)
+		huge[i] = (unsigned char)(i * 7 + (i >> 9));
+	uint32_t ref = 0;
+	size_t done = 0;
+	const size_t lens[] = {3 * 8192 - 1, 3 * 8192, 3 * 8192 + 1,
+	                       6 * 8192 + 13, 9 * 8192, hn};
+	for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+		for (; done < lens[k]; done++)
+			ref = xp_crc32c(ref, huge + done, 1);
+		CHECK_EQ(xp_crc32c(0, huge, lens[k]), ref);
+		/* Starting from a non-zero register too. */
+		CHECK_EQ(xp_crc32c(xp_crc32c(0, huge, 5), huge + 5, lens[k] - 5),
+		         ref);
+	}
+	free(huge);
 }
 
 static void test_roundtrip(void)
