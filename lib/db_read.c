@@ -69,8 +69,8 @@ static inline uint64_t foff(const rd *r, xp_table t, uint32_t i, unsigned f)
 	       (uint64_t)i * xp_db_entry_recsize(XP_DBE_TABLE0 + t) + f;
 }
 
-static inline uint32_t get32(const rd *r, xp_table t, uint32_t i,
-                             unsigned f)
+static inline __attribute__((always_inline)) uint32_t
+get32(const rd *r, xp_table t, uint32_t i, unsigned f)
 {
 	return xp_get_le32(xp_rec(r->fb, t, i) + f);
 }
@@ -353,6 +353,18 @@ static xp_err unique_ids(rd *r, xp_table t, uint32_t first, uint32_t n,
 {
 	xp_err err = XP_E_OK;
 	uint32_t i;
+
+	/* Ids written in increasing order, the usual case, are unique and
+	 * need no stamps: only the first and the last are range-checked. */
+	uint32_t prev = 0;
+	for (i = first; i < first + n; i++) {
+		uint32_t id = get32(r, t, i, f);
+		if (id <= prev)
+			break;
+		prev = id;
+	}
+	if (i == first + n && (n == 0 || prev <= max))
+		return XP_E_OK;
 	for (i = first; i < first + n; i++) {
 		uint32_t id = get32(r, t, i, f);
 		if (id < 1 || id > max) {
@@ -375,22 +387,32 @@ static xp_err unique_ids(rd *r, xp_table t, uint32_t first, uint32_t n,
 	return err;
 }
 
-static xp_err check_range(rd *r, xp_table t, uint32_t i, unsigned f,
-                          const char *field, uint32_t lo, uint32_t hi)
+/* The report of a field found out of range; kept out of line so that
+ * the checks on the hot path stay small. */
+static xp_err __attribute__((noinline, cold))
+range_fail(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+           uint32_t lo, uint32_t hi)
 {
 	uint32_t v = get32(r, t, i, f);
-	if (v < lo || v > hi) {
-		if (hi == UINT32_MAX)
-			return CORRUPT(r, foff(r, t, i, f),
-			               "%s[%u].%s is %u, expected %u or more",
-			               tname(t), i, field, v, lo);
-		if (lo > hi)
-			return CORRUPT(r, foff(r, t, i, f),
-			               "%s[%u].%s is %u, but there is nothing it can "
-			               "refer to", tname(t), i, field, v);
-		return CORRUPT(r, foff(r, t, i, f), "%s[%u].%s is %u, expected %u to %u",
-		               tname(t), i, field, v, lo, hi);
-	}
+	if (hi == UINT32_MAX)
+		return CORRUPT(r, foff(r, t, i, f),
+		               "%s[%u].%s is %u, expected %u or more",
+		               tname(t), i, field, v, lo);
+	if (lo > hi)
+		return CORRUPT(r, foff(r, t, i, f),
+		               "%s[%u].%s is %u, but there is nothing it can "
+		               "refer to", tname(t), i, field, v);
+	return CORRUPT(r, foff(r, t, i, f), "%s[%u].%s is %u, expected %u to %u",
+	               tname(t), i, field, v, lo, hi);
+}
+
+static inline __attribute__((always_inline)) xp_err
+check_range(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+            uint32_t lo, uint32_t hi)
+{
+	uint32_t v = get32(r, t, i, f);
+	if (__builtin_expect(v < lo || v > hi, 0))
+		return range_fail(r, t, i, f, field, lo, hi);
 	return XP_E_OK;
 }
 
@@ -548,6 +570,7 @@ static xp_err check_proc(rd *r, uint32_t p, uint32_t o, uint32_t nvpv,
 		return CORRUPT(r, foff(r, P, p, XP_PR_NTUP),
 		               "PROCS[%u].n_tuples is %u, more than n_srcmap_ops %u",
 		               p, ntup, nops);
+	int increasing = 1;
 	for (uint32_t j = ftup; j < ftup + ntup; j++) {
 		const xp_table T = XP_T_TUPLES;
 		if ((err = check_range(r, T, j, XP_TU_ID, "id", 1, nops)) ||
@@ -557,7 +580,11 @@ static xp_err check_proc(rd *r, uint32_t p, uint32_t o, uint32_t nvpv,
 		                   get32(r, T, j, XP_TU_FILE), 1)))
 			return err;
 		r->sortbuf[j - ftup] = get32(r, T, j, XP_TU_ID);
+		if (j > ftup && r->sortbuf[j - ftup] <= r->sortbuf[j - ftup - 1])
+			increasing = 0;
 	}
+	if (increasing)
+		return XP_E_OK;
 	/* Tuple ids range up to n_srcmap_ops, which the file does not bound,
 	 * so they are checked for repeats by sorting rather than stamping. */
 	xp_qsort(r->sortbuf, ntup, sizeof *r->sortbuf, cmp_u32);
