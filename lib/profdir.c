@@ -37,6 +37,7 @@ struct xp_afile {
 	int dirfd;        /* the directory the file goes to */
 	int fd;           /* the temporary file */
 	int unnamed;      /* O_TMPFILE: no name until commit */
+	int direct;       /* fd is the target itself (a FIFO or a device) */
 	char tmp[64];     /* named temporary: its name in dirfd */
 	char *base;       /* the target's name in dirfd */
 	char *path;       /* the target as given, for diagnostics */
@@ -118,24 +119,87 @@ static xp_err afile_open_at(int dirfd, const char *base, const char *path,
 	return XP_E_OK;
 }
 
+/*
+ * Writes straight into an existing file that is not a regular file: a
+ * FIFO or a device such as /dev/null must stay what it is, and replacing
+ * it would make no sense anyway.
+ */
+static xp_err afile_open_direct(const char *target, const char *path,
+                                xp_afile **out, xp_diags *d)
+{
+	xp_afile *f = calloc(1, sizeof *f);
+	if (!f)
+		return XP_E_NOMEM;
+	f->dirfd = -1;
+	f->direct = 1;
+	f->path = strdup(path);
+	f->fd = open(target, O_WRONLY | O_CLOEXEC);
+	if (!f->path || f->fd < 0) {
+		int e = errno;
+		int nomem = !f->path;
+		afile_free(f);
+		if (nomem)
+			return XP_E_NOMEM;
+		return xp_diag_file(d, XP_E_IO, path, "cannot open: %s",
+		                    strerror(e));
+	}
+	*out = f;
+	return XP_E_OK;
+}
+
 xp_err xp_afile_open(const char *path, xp_afile **out, xp_diags *d)
 {
 	*out = NULL;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+	/* A symbolic link stays a link: the file it points to is the one
+	 * replaced.  What is not a regular file is written in place. */
+	char *resolved = NULL;
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			resolved = realpath(path, NULL);
+			if (!resolved || stat(resolved, &st) != 0) {
+				int e = errno;
+				free(resolved);
+				return xp_diag_file(d, XP_E_IO, path,
+				                    "cannot follow the symbolic link: %s",
+				                    strerror(e));
+			}
+		}
+		if (S_ISDIR(st.st_mode)) {
+			free(resolved);
+			return xp_diag_file(d, XP_E_INVAL, path, "is a directory");
+		}
+		if (!S_ISREG(st.st_mode)) {
+			xp_err err = afile_open_direct(resolved ? resolved : path,
+			                               path, out, d);
+			free(resolved);
+			return err;
+		}
+	}
+	const char *target = resolved ? resolved : path;
+	const char *slash = strrchr(target, '/');
+	const char *base = slash ? slash + 1 : target;
+	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		free(resolved);
 		return xp_diag_file(d, XP_E_INVAL, path, "not a file name");
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1)
+	}
+	char *dir = slash ? strndup(target, (size_t)(slash - target) + 1)
 	                  : strdup(".");
-	if (!dir)
+	if (!dir) {
+		free(resolved);
 		return XP_E_NOMEM;
+	}
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int e = errno;
 	free(dir);
-	if (dirfd < 0)
+	if (dirfd < 0) {
+		free(resolved);
 		return xp_diag_file(d, e == ENOENT ? XP_E_NOTFOUND : XP_E_IO, path,
 		                    "cannot open its directory: %s", strerror(e));
-	return afile_open_at(dirfd, base, path, out, d);
+	}
+	xp_err err = afile_open_at(dirfd, base, path, out, d);
+	free(resolved);
+	return err;
 }
 
 int xp_afile_fd(const xp_afile *f)
@@ -147,7 +211,7 @@ void xp_afile_abort(xp_afile *f)
 {
 	if (!f)
 		return;
-	if (!f->unnamed && f->tmp[0])
+	if (!f->direct && !f->unnamed && f->tmp[0])
 		unlinkat(f->dirfd, f->tmp, 0);
 	afile_free(f);
 }
@@ -177,6 +241,20 @@ static int link_unnamed(xp_afile *f)
 xp_err xp_afile_commit(xp_afile *f, xp_diags *d)
 {
 	const char *what = "cannot flush";
+	if (f->direct) {
+		/* A FIFO or a device: nothing to rename, nothing to sync. */
+		int fd = f->fd;
+		f->fd = -1;
+		if (close(fd) != 0) {
+			int e = errno;
+			xp_err err = xp_diag_file(d, XP_E_IO, f->path,
+			                          "cannot write: %s", strerror(e));
+			afile_free(f);
+			return err;
+		}
+		afile_free(f);
+		return XP_E_OK;
+	}
 	if (fsync(f->fd) != 0)
 		goto fail;
 	if (f->unnamed) {
