@@ -356,7 +356,8 @@ static int chunk_reserve(xpt_parser *P, int c, size_t n)
 {
 	if (P->ccap[c] >= n + 2 + XPT_PAD)
 		return 0;
-	size_t ncap = P->ccap[c] ? P->ccap[c] : CHUNK + 2 + XPT_PAD;
+	/* Sized to need, so that a small input costs a small buffer. */
+	size_t ncap = P->ccap[c] ? P->ccap[c] : 4096;
 	while (ncap < n + 2 + XPT_PAD)
 		ncap *= 2;
 	char *nb = realloc(P->cbuf[c], ncap);
