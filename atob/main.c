@@ -103,13 +103,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", PROG, XP_VERSION_STRING);
 			return fflush(stdout) != 0 ? 2 : 0;
-		default: {
-			char msg[64];
-
-			snprintf(msg, sizeof msg, "unknown option -%c",
-			         optopt);
-			return tool_usage_error(PROG, usage_text, msg);
-		}
+		default:
+			return tool_option_error(PROG, usage_text, c, optopt,
+			                         argv[optind - 1]);
 		}
 	}
 	argc -= optind;

@@ -220,15 +220,10 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", PROG, XP_VERSION_STRING);
 			return fflush(stdout) != 0 ? 2 : 0;
-		case ':':
-			snprintf(msg, sizeof msg, "option -%c needs an argument",
-			         optopt);
-			free(objpath);
-			return tool_usage_error(PROG, usage_text, msg);
 		default:
-			snprintf(msg, sizeof msg, "unknown option -%c", optopt);
 			free(objpath);
-			return tool_usage_error(PROG, usage_text, msg);
+			return tool_option_error(PROG, usage_text, c, optopt,
+			                         argv[optind - 1]);
 		}
 	}
 	argc -= optind;

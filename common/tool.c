@@ -10,12 +10,20 @@
 void tool_print_diags(const char *prog, xp_diags *d, xp_err err,
                       const char *name)
 {
+	tool_print_diags_q(prog, d, err, name, 0);
+}
+
+void tool_print_diags_q(const char *prog, xp_diags *d, xp_err err,
+                        const char *name, int quiet)
+{
 	size_t n, nerr = 0;
 
 	xp_diags_sort(d);
 	n = xp_diags_count(d);
 	for (size_t i = 0; i < n; i++) {
 		const xp_diag *dg = xp_diags_get(d, i);
+		if (quiet && dg->severity == XP_SEV_WARNING)
+			continue;
 		char *s = xp_diag_format(dg, prog);
 
 		if (s == NULL) {
@@ -41,6 +49,24 @@ int tool_usage_error(const char *prog, const char *usage_text,
 	fprintf(stderr, "%s: %s\n", prog, msg);
 	fputs(usage_text, stderr);
 	return 2;
+}
+
+int tool_option_error(const char *prog, const char *usage_text, int ret,
+                      int opt, const char *arg)
+{
+	char name[112];
+	if (arg && strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+	else if (opt > ' ' && opt < 127)
+		snprintf(name, sizeof name, "-%c", opt);
+	else
+		snprintf(name, sizeof name, "%.100s", arg ? arg : "?");
+	char msg[160];
+	if (ret == ':')
+		snprintf(msg, sizeof msg, "option %s needs an argument", name);
+	else
+		snprintf(msg, sizeof msg, "unknown option %s", name);
+	return tool_usage_error(prog, usage_text, msg);
 }
 
 int tool_parse_count(const char *s, size_t *out)

@@ -21,10 +21,23 @@
  */
 void tool_print_diags(const char *prog, xp_diags *d, xp_err err,
                       const char *name);
+/* The same, leaving out the warnings when quiet is set (-q). */
+void tool_print_diags_q(const char *prog, xp_diags *d, xp_err err,
+                        const char *name, int quiet);
 
 /* Prints "prog: msg" and the usage text to stderr; returns exit status 2. */
 int tool_usage_error(const char *prog, const char *usage_text,
                      const char *msg);
+
+/*
+ * Reports what getopt or getopt_long found wrong, when it returned ret
+ * (':' for a missing argument, anything else for an unknown option) with
+ * opterr 0: "option -c needs an argument" or "unknown option --name",
+ * then the usage text.  opt is optopt, arg is argv[optind - 1].  Returns
+ * exit status 2.
+ */
+int tool_option_error(const char *prog, const char *usage_text, int ret,
+                      int opt, const char *arg);
 
 /* Parses a count for an option like -n: 1 to 9 decimal digits.  Returns 0
  * on success, -1 otherwise. */

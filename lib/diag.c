@@ -236,8 +236,10 @@ char *xp_diag_format(const xp_diag *dg, const char *prog)
 	else if (dg->offset != XP_NOPOS)
 		snprintf(head, sizeof head, ": offset 0x%llx: ",
 		         (unsigned long long)dg->offset);
-	else
+	else if (dg->file[0])
 		snprintf(head, sizeof head, ": ");
+	else
+		head[0] = '\0';  /* a problem of the run, not of a file */
 	ok &= xp_buf_append(&b, head, strlen(head)) == XP_E_OK;
 	if (dg->severity == XP_SEV_WARNING)
 		ok &= xp_buf_append(&b, "warning: ", 9) == XP_E_OK;

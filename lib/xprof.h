@@ -104,6 +104,7 @@ void xp_diags_sort(xp_diags *d);
  *   "prog: file:line:col: msg\n<source line>\n<caret line>\n"   (text)
  *   "prog: file: offset 0x1a2b: msg\n"                          (binary)
  *   "prog: file: msg\n"                                         (XP_NOPOS)
+ *   "prog: msg\n"                                   (XP_NOPOS, file "")
  * with "warning: " before msg for warnings.
  * Returns a string the caller frees, or NULL when out of memory.
  */

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "xprof.h"
 
 #define PROG "xprof_merge"
@@ -97,36 +98,9 @@ static void show_progress(run *r)
  */
 static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 {
-	size_t n = xp_diags_count(d), errors = 0;
-	for (size_t i = 0; i < n; i++) {
-		const xp_diag *dg = xp_diags_get(d, i);
-		if (dg->severity == XP_SEV_WARNING) {
-			if (r->quiet)
-				continue;
-		} else {
-			errors++;
-		}
+	if (xp_diags_count(d) > 0 || err != XP_E_OK)
 		clear_progress(r);
-		if (dg->file[0] == '\0') {
-			fprintf(stderr, "%s: %s%s\n", PROG,
-			        dg->severity == XP_SEV_WARNING ? "warning: " : "",
-			        dg->msg);
-			continue;
-		}
-		char *s = xp_diag_format(dg, PROG);
-		if (!s) {
-			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-			return;
-		}
-		fputs(s, stderr);
-		free(s);
-	}
-	if (err != XP_E_OK && errors == 0) {
-		clear_progress(r);
-		fprintf(stderr, "%s: %s: %s\n", PROG, name, xp_strerror(err));
-	} else if (err != XP_E_OK && xp_diags_dropped(d) > 0) {
-		fprintf(stderr, "%s: too many errors, stopping\n", PROG);
-	}
+	tool_print_diags_q(PROG, d, err, name, r->quiet);
 }
 
 /* Opens one input and adds it; returns 0 on success. */
@@ -417,13 +391,10 @@ int main(int argc, char **argv)
 			free(weighted);
 			printf("%s %s\n", PROG, XP_VERSION_STRING);
 			return fflush(stdout) != 0 ? 2 : 0;
-		case ':':
-			free(weighted);
-			return usage_error("option needs an argument",
-			                   argv[optind - 1]);
 		default:
 			free(weighted);
-			return usage_error("unknown option", argv[optind - 1]);
+			return tool_option_error(PROG, usage_text, c, optopt,
+			                         argv[optind - 1]);
 		}
 	}
 	if (!out) {

@@ -366,22 +366,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", PROG, XP_VERSION_STRING);
 			return fflush(stdout) != 0 ? 2 : 0;
-		case ':':
-			if (optopt == 'F')
-				snprintf(msg, sizeof msg,
-				         "option --format needs an argument");
-			else
-				snprintf(msg, sizeof msg,
-				         "option -%c needs an argument", optopt);
-			return tool_usage_error(PROG, usage_text, msg);
 		default:
-			if (optopt != 0)
-				snprintf(msg, sizeof msg, "unknown option -%c",
-				         optopt);
-			else
-				snprintf(msg, sizeof msg, "unknown option %.100s",
-				         argv[optind - 1]);
-			return tool_usage_error(PROG, usage_text, msg);
+			return tool_option_error(PROG, usage_text, c, optopt,
+			                         argv[optind - 1]);
 		}
 	}
 	argc -= optind;
