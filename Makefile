@@ -276,13 +276,18 @@ bench:
 	@$(MAKE) --no-print-directory O=build-bench CFLAGS='-O2 -g -DNDEBUG' \
 	    NODEPS=1 bench-run
 
-bench-run: $(LIB) $(TOOLS) $(BENCH_GEN)
-	ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
-	    MERGE='$(abspath $(MERGE))' \
-	    BENCH_GEN='$(abspath $(BENCH_GEN))' $(SHELL) bench/run.sh
-	@if [ -f bench/merge.sh ]; then \
-	    ATOB='$(abspath $(ATOB))' MERGE='$(abspath $(MERGE))' \
-	    BENCH_GEN='$(abspath $(BENCH_GEN))' $(SHELL) bench/merge.sh; fi
+BENCH_RUSAGE := $(B)/bench/rusage
+BENCH_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
+            MERGE='$(abspath $(MERGE))' BENCH_GEN='$(abspath $(BENCH_GEN))' \
+            BENCH_RUSAGE='$(abspath $(BENCH_RUSAGE))'
+
+bench-run: $(LIB) $(TOOLS) $(BENCH_GEN) $(BENCH_RUSAGE)
+	$(BENCH_ENV) $(SHELL) bench/run.sh
+	$(BENCH_ENV) $(SHELL) bench/merge.sh
+
+# Runs a command and reports its wall time and peak RSS (wait4).
+$(BENCH_RUSAGE): bench/rusage.c | $(B)/bench
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BENCH_GEN): bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
