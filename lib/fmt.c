@@ -113,49 +113,66 @@ static size_t fmt_special(char *p, double v)
 	return n;
 }
 
-/*
- * Whether a value printed with a precision reads back to the same bits is
- * monotonic in the precision, so the shortest one is found by bisection:
- * four or five conversions instead of up to seventeen.
- */
-size_t xp_fmt_float(char *p, float v)
+/* Number of significant digits in %g output (its mantissa's digits,
+ * leading zeros not counted). */
+static int sig_digits(const char *s)
 {
-	if (isnan(v) || isinf(v))
-		return fmt_special(p, v);
+	int n = 0, lead = 1;
+	for (; *s && *s != 'e'; s++) {
+		if (*s < '0' || *s > '9')
+			continue;
+		if (lead && *s == '0')
+			continue;
+		lead = 0;
+		n++;
+	}
+	return n ? n : 1;
+}
+
+/* Prints v with precision prec into tmp; returns 1 when it reads back to
+ * the same bits (float when is_float). */
+static int round_trips(char *tmp, size_t cap, int prec, double v, int is_float)
+{
+	snprintf(tmp, cap, "%.*g", prec, v);
+	if (is_float) {
+		float back = strtof(tmp, NULL), f = (float)v;
+		return memcmp(&back, &f, sizeof f) == 0;
+	}
+	double back = strtod(tmp, NULL);
+	return memcmp(&back, &v, sizeof v) == 0;
+}
+
+/*
+ * The shortest %g text that reads back to exactly v.  Printed with the
+ * full precision (9 digits for a float, 17 for a double) every value
+ * reads back; when that text has d < full significant digits, the
+ * shortest has at most d (the digits after were zeros).  Otherwise the
+ * shortest is nearly always full-1 or full, so those are tried first.
+ * Whether a precision reads back is monotonic in the precision, so what
+ * remains is found by bisection.
+ */
+static size_t fmt_shortest(char *p, double v, int is_float)
+{
 	/* %g output is at most 24 bytes at these precisions; the buffer is
 	 * sized for what the compiler cannot know. */
 	char tmp[320];
+	const int full = is_float ? 9 : 17;
 	clocale_guard g;
 	c_locale_enter(&g);
-	int lo = 1, hi = 9;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		snprintf(tmp, sizeof tmp, "%.*g", mid, (double)v);
-		float back = strtof(tmp, NULL);
-		if (memcmp(&back, &v, sizeof v) == 0)
-			hi = mid;
+	snprintf(tmp, sizeof tmp, "%.*g", full, v);
+	int d = sig_digits(tmp);
+	int lo = 1, hi = d < full ? d : full;
+	if (hi == full) {
+		if (!round_trips(tmp, sizeof tmp, full - 1, v, is_float))
+			lo = hi = full;
+		else if (!round_trips(tmp, sizeof tmp, full - 2, v, is_float))
+			lo = hi = full - 1;
 		else
-			lo = mid + 1;
+			hi = full - 2;
 	}
-	int n = snprintf(tmp, sizeof tmp, "%.*g", lo, (double)v);
-	c_locale_leave(&g);
-	memcpy(p, tmp, (size_t)n);
-	return (size_t)n;
-}
-
-size_t xp_fmt_double(char *p, double v)
-{
-	if (isnan(v) || isinf(v))
-		return fmt_special(p, v);
-	char tmp[320];
-	clocale_guard g;
-	c_locale_enter(&g);
-	int lo = 1, hi = 17;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
-		snprintf(tmp, sizeof tmp, "%.*g", mid, v);
-		double back = strtod(tmp, NULL);
-		if (memcmp(&back, &v, sizeof v) == 0)
+		if (round_trips(tmp, sizeof tmp, mid, v, is_float))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -164,6 +181,20 @@ size_t xp_fmt_double(char *p, double v)
 	c_locale_leave(&g);
 	memcpy(p, tmp, (size_t)n);
 	return (size_t)n;
+}
+
+size_t xp_fmt_float(char *p, float v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	return fmt_shortest(p, (double)v, 1);
+}
+
+size_t xp_fmt_double(char *p, double v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	return fmt_shortest(p, v, 0);
 }
 
 /* Copies a token into a NUL-terminated buffer; 0 if it is too long. */

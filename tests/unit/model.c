@@ -173,10 +173,53 @@ static void test_buf_empty(void)
 	xp_buf_free(&b);
 }
 
+/* The shortest text that reads back, found by trying every precision in
+ * turn: the reference for the faster search of xp_fmt_double/float. */
+static void shortest_ref(char *out, double v, int is_float)
+{
+	for (int p = 1; p <= 17; p++) {
+		snprintf(out, 64, "%.*g", p, v);
+		if (is_float ? strtof(out, NULL) == (float)v : strtod(out, NULL) == v)
+			return;
+	}
+}
+
+static void test_float_shortest(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	char got[64], want[64];
+	int bad = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		memcpy(&v, &x, sizeof v);
+		switch (i % 4) {
+		case 1: v = (double)(int64_t)(x % 200000) / 8.0; break;
+		case 2: v = (double)(x % 1000) / 10.0; break;
+		case 3: v = ldexp((double)(x & 0xffffff), (int)(x >> 60) - 8); break;
+		}
+		if (isnan(v) || isinf(v))
+			continue;
+		got[xp_fmt_double(got, v)] = 0;
+		shortest_ref(want, v, 0);
+		bad += strcmp(got, want) != 0;
+		float f = (float)v;
+		if (isnan(f) || isinf(f))
+			continue;
+		got[xp_fmt_float(got, f)] = 0;
+		shortest_ref(want, f, 1);
+		bad += strcmp(got, want) != 0;
+	}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	RUN(test_buf_empty);
 	RUN(test_builder);
 	RUN(test_numbers);
+	RUN(test_float_shortest);
 	return unit_done();
 }
