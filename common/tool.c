@@ -156,6 +156,12 @@ void tool_tab_free(tool_table *t)
 	t->nrows = t->cap = 0;
 }
 
+const char *tool_fmt_u64(char *buf, uint64_t v)
+{
+	snprintf(buf, TOOL_FMTLEN, "%llu", (unsigned long long)v);
+	return buf;
+}
+
 void tool_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

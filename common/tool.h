@@ -65,6 +65,12 @@ void tool_tab_row(tool_table *t, const char *const *cells);
 int tool_tab_print(const tool_table *t, FILE *f);
 void tool_tab_free(tool_table *t);
 
+/* Room for any number the tools format. */
+#define TOOL_FMTLEN 48
+
+/* v in decimal, in buf (TOOL_FMTLEN bytes); returns buf. */
+const char *tool_fmt_u64(char *buf, uint64_t v);
+
 /* Writes s as a JSON string (NULL as null): quotes and control characters
  * escaped, and every byte that is not part of well-formed UTF-8 written
  * as \u00XX, so that any name gives valid JSON. */

@@ -33,21 +33,11 @@ static const char usage_text[] =
 	"       " PROG " -h | -V\n";
 
 /* ------------------------------------------------------------------ */
-/* Text tables                                                         */
-/* ------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
 /* ------------------------------------------------------------------ */
 
 /* Every formatted field fits in this. */
-#define FMTLEN 48
-
-static const char *fmt_u64(char *buf, uint64_t v)
-{
-	snprintf(buf, FMTLEN, "%" PRIu64, v);
-	return buf;
-}
+#define FMTLEN TOOL_FMTLEN
 
 /* b - a with its sign; the magnitude may need all 64 bits. */
 static const char *fmt_change(char *buf, uint64_t a, uint64_t b)
@@ -206,8 +196,8 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 			            : fmt_relative(b1, e);
 			fourth = fmt_overlap(b4, e->overlap);
 		}
-		tool_tab_row(&t, (const char *const[]){first, fmt_u64(b2, e->sum_a),
-		                                  fmt_u64(b3, e->sum_b), fourth,
+		tool_tab_row(&t, (const char *const[]){first, tool_fmt_u64(b2, e->sum_a),
+		                                  tool_fmt_u64(b3, e->sum_b), fourth,
 		                                  e->objfile, e->name});
 	}
 	free(idx);
@@ -234,8 +224,8 @@ static int print_one_sided(const report *r, int side_a)
 		if (side_a ? !(e->in_a && !e->in_b) : !(e->in_b && !e->in_a))
 			continue;
 		tool_tab_row(&t, (const char *const[]){
-			fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
-			fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
+			tool_fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
+			tool_fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
 			e->objfile, e->name});
 		rows++;
 	}
@@ -293,8 +283,8 @@ static int print_text(const report *r)
 			        e->in_a && e->in_b ? "" : " ", one_side(e));
 			tool_tab_row(&t, (const char *const[]){
 				fmt_overlap(b1, e->overlap),
-				e->in_a ? fmt_u64(b2, e->sum_a) : "-",
-				e->in_b ? fmt_u64(b3, e->sum_b) : "-",
+				e->in_a ? tool_fmt_u64(b2, e->sum_a) : "-",
+				e->in_b ? tool_fmt_u64(b3, e->sum_b) : "-",
 				fmt_change(b4, e->sum_a, e->sum_b), name});
 			free(name);
 		}
@@ -421,8 +411,8 @@ static int print_text(const report *r)
 					continue;
 				snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
 				tool_tab_row(&t, (const char *const[]){
-					b0, v[j].in_a ? fmt_u64(b1, v[j].a) : "-",
-					v[j].in_b ? fmt_u64(b2, v[j].b) : "-",
+					b0, v[j].in_a ? tool_fmt_u64(b1, v[j].a) : "-",
+					v[j].in_b ? tool_fmt_u64(b2, v[j].b) : "-",
 					fmt_change(b3, v[j].a, v[j].b), e->objfile,
 					e->name});
 				rows++;

@@ -32,21 +32,11 @@ static const char usage_text[] =
 	"       " PROG " -h | -V\n";
 
 /* ------------------------------------------------------------------ */
-/* Text tables                                                         */
-/* ------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
 /* ------------------------------------------------------------------ */
 
 /* Every formatted field fits in this. */
-#define FMTLEN 48
-
-static const char *fmt_u64(char *buf, uint64_t v)
-{
-	snprintf(buf, FMTLEN, "%" PRIu64, v);
-	return buf;
-}
+#define FMTLEN TOOL_FMTLEN
 
 /* b - a with its sign; the magnitude may need all 64 bits. */
 /* ------------------------------------------------------------------ */
@@ -112,8 +102,8 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 		for (size_t i = 0; i < xp_summary_n_objfiles(s); i++) {
 			const xp_sum_objfile *o = xp_summary_objfile(s, i);
 			tool_tab_row(&tb, (const char *const[]){
-				fmt_u64(b1, o->n_procs), fmt_u64(b2, o->n_counters),
-				fmt_u64(b3, o->sum), fmt_u64(b4, o->max), o->path});
+				tool_fmt_u64(b1, o->n_procs), tool_fmt_u64(b2, o->n_counters),
+				tool_fmt_u64(b3, o->sum), tool_fmt_u64(b4, o->max), o->path});
 		}
 		tool_tab_print(&tb, f);
 		tool_tab_free(&tb);
@@ -129,8 +119,8 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 		for (size_t i = 0; i < xp_summary_n_hot_procs(s); i++) {
 			const xp_sum_proc *p = xp_summary_hot_proc(s, i);
 			tool_tab_row(&tb, (const char *const[]){
-				fmt_u64(b1, p->sum), fmt_u64(b2, p->max),
-				fmt_u64(b3, p->n_counters), p->objfile, p->name});
+				tool_fmt_u64(b1, p->sum), tool_fmt_u64(b2, p->max),
+				tool_fmt_u64(b3, p->n_counters), p->objfile, p->name});
 		}
 		tool_tab_print(&tb, f);
 		tool_tab_free(&tb);
@@ -155,7 +145,7 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 			}
 			snprintf(b2, sizeof b2, "B%" PRIu32, b->block);
 			tool_tab_row(&tb, (const char *const[]){
-				fmt_u64(b1, b->count), b2, b->objfile, b->proc,
+				tool_fmt_u64(b1, b->count), b2, b->objfile, b->proc,
 				fmt_source(src, strlen(b->srcfile ? b->srcfile
 				                                  : "") + 32, b)});
 			free(src);
@@ -175,9 +165,9 @@ static int print_text(FILE *f, char **files, int nfiles, const xp_summary *s,
 		const xp_cover *c = xp_summary_cover(s, i);
 		char b5[FMTLEN];
 		tool_tab_row(&tb, (const char *const[]){
-			fmt_cutoff(b1, c->cutoff_ppm), fmt_u64(b2, c->n_procs),
-			fmt_u64(b3, c->min_proc_sum), fmt_u64(b4, c->n_counters),
-			fmt_u64(b5, c->min_count)});
+			fmt_cutoff(b1, c->cutoff_ppm), tool_fmt_u64(b2, c->n_procs),
+			tool_fmt_u64(b3, c->min_proc_sum), tool_fmt_u64(b4, c->n_counters),
+			tool_fmt_u64(b5, c->min_count)});
 	}
 	tool_tab_print(&tb, f);
 	tool_tab_free(&tb);
