@@ -86,6 +86,37 @@ static inline void xp_qsort(void *base, size_t n, size_t size,
 }
 
 /* ------------------------------------------------------------------ */
+/* Interned strings (strpool.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Distinct byte strings named by dense ids in the order first seen; a
+ * zeroed struct is an empty pool. */
+typedef struct {
+	xp_buf bytes;      /* every string followed by a NUL */
+	uint32_t *off;     /* n + 1 start offsets (off[n]: the end) */
+	uint32_t n, offcap;
+	uint32_t *hash;    /* id + 1; 0 is an empty slot */
+	uint32_t hcap;     /* a power of two, at least 2 * n */
+} xp_strpool;
+
+/* The id of (s, len), added if new.  XP_E_LIMIT past 2^32 - 2 strings or
+ * 4 GiB of bytes. */
+xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
+                         uint32_t *out);
+void xp_strpool_free(xp_strpool *sp);
+
+/* String id (below sp->n), NUL-terminated, and its length. */
+static inline const char *xp_strpool_str(const xp_strpool *sp, uint32_t id)
+{
+	return (const char *)sp->bytes.p + sp->off[id];
+}
+
+static inline size_t xp_strpool_len(const xp_strpool *sp, uint32_t id)
+{
+	return sp->off[id + 1] - sp->off[id] - 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* Record layouts                                                      */
 /* ------------------------------------------------------------------ */
 

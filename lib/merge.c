@@ -40,28 +40,7 @@
 #define STB_MAX 1u
 #define STB_SUM 2u
 
-/* ------------------------------------------------------------------ */
-/* String pool                                                         */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-	xp_buf bytes;      /* every string followed by a NUL */
-	uint32_t *off;     /* n + 1 offsets */
-	uint32_t n, cap;
-	uint32_t *hash;    /* id + 1; 0 is an empty slot */
-	uint32_t hcap;     /* a power of two */
-} spool;
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3u;
-	}
-	return h ^ (h >> 29);
-}
-
+/* Scrambles a 64-bit key for the hash maps below. */
 static uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -70,80 +49,6 @@ static uint64_t mix64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53u;
 	x ^= x >> 33;
 	return x;
-}
-
-static const char *sp_str(const spool *sp, uint32_t id)
-{
-	return (const char *)sp->bytes.p + sp->off[id];
-}
-
-static size_t sp_len(const spool *sp, uint32_t id)
-{
-	return sp->off[id + 1] - sp->off[id] - 1;
-}
-
-static void sp_free(spool *sp)
-{
-	xp_buf_free(&sp->bytes);
-	free(sp->off);
-	free(sp->hash);
-	memset(sp, 0, sizeof *sp);
-}
-
-static xp_err sp_rehash(spool *sp)
-{
-	uint32_t ncap = sp->hcap ? sp->hcap * 2 : 1024;
-	uint32_t *h = calloc(ncap, sizeof *h);
-	if (!h)
-		return XP_E_NOMEM;
-	for (uint32_t id = 0; id < sp->n; id++) {
-		uint64_t x = hash_bytes(sp_str(sp, id), sp_len(sp, id));
-		uint32_t i = (uint32_t)x & (ncap - 1);
-		while (h[i])
-			i = (i + 1) & (ncap - 1);
-		h[i] = id + 1;
-	}
-	free(sp->hash);
-	sp->hash = h;
-	sp->hcap = ncap;
-	return XP_E_OK;
-}
-
-static xp_err sp_intern(spool *sp, const char *s, size_t len, uint32_t *out)
-{
-	if ((uint64_t)(sp->n + 1) * 2 > sp->hcap) {
-		xp_err e = sp_rehash(sp);
-		if (e)
-			return e;
-	}
-	uint64_t x = hash_bytes(s, len);
-	uint32_t i = (uint32_t)x & (sp->hcap - 1);
-	while (sp->hash[i]) {
-		uint32_t id = sp->hash[i] - 1;
-		if (sp_len(sp, id) == len && memcmp(sp_str(sp, id), s, len) == 0) {
-			*out = id;
-			return XP_E_OK;
-		}
-		i = (i + 1) & (sp->hcap - 1);
-	}
-	if (sp->n == UINT32_MAX - 1 || sp->bytes.len + len + 1 > UINT32_MAX)
-		return XP_E_LIMIT;
-	if (sp->n + 2 > sp->cap) {
-		uint32_t ncap = sp->cap ? sp->cap * 2 : 1024;
-		uint32_t *o = realloc(sp->off, (size_t)ncap * sizeof *o);
-		if (!o)
-			return XP_E_NOMEM;
-		sp->off = o;
-		sp->cap = ncap;
-		if (sp->n == 0)
-			sp->off[0] = 0;
-	}
-	if (xp_buf_append(&sp->bytes, s, len) || xp_buf_append(&sp->bytes, "", 1))
-		return XP_E_NOMEM;
-	sp->off[sp->n + 1] = (uint32_t)sp->bytes.len;
-	sp->hash[i] = sp->n + 1;
-	*out = sp->n++;
-	return XP_E_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -259,7 +164,7 @@ struct xp_merger {
 	unsigned minor;
 	uint32_t n_proc_names;
 
-	spool str, names;
+	xp_strpool str, names;
 	uint32_t *of_by_str, *pg_by_str, *sf_by_str;
 	uint32_t by_str_cap;
 
@@ -455,8 +360,8 @@ void xp_merger_free(xp_merger *m)
 	}
 	map_free(&m->procmap);
 	map_free(&m->linemap);
-	sp_free(&m->str);
-	sp_free(&m->names);
+	xp_strpool_free(&m->str);
+	xp_strpool_free(&m->names);
 	free(m->of_by_str);
 	free(m->pg_by_str);
 	free(m->sf_by_str);
@@ -586,7 +491,7 @@ static int strcmp_id(const xp_merger *m, uint32_t a, uint32_t b)
 		return 0;
 	if (a == NONE || b == NONE)
 		return a == NONE ? -1 : 1;
-	return strcmp(sp_str(&m->str, a), sp_str(&m->str, b));
+	return strcmp(xp_strpool_str(&m->str, a), xp_strpool_str(&m->str, b));
 }
 
 /* ------------------------------------------------------------------ */
@@ -955,8 +860,8 @@ static xp_err report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
                           const char *wname)
 {
 	char buf[128];
-	const char *pname = sp_str(&m->str, lose->name);
-	const char *opath = sp_str(&m->str, m->of[lose->of].path);
+	const char *pname = xp_strpool_str(&m->str, lose->name);
+	const char *opath = xp_strpool_str(&m->str, m->of[lose->of].path);
 	why(m, lose, win, buf, sizeof buf);
 	if (m->o.mismatch == XP_MISMATCH_ERROR)
 		return xp_diag_file(d, XP_E_INVAL, lname,
@@ -1073,7 +978,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 				return err;
 			}
 			int c = cmp_version(m, &cand, p);
-			const char *pn = sp_str(&m->names, p->src);
+			const char *pn = xp_strpool_str(&m->names, p->src);
 			if (c < 0) {
 				err = report_drop(m, d, &cand, name, p, pn);
 				proc_free(&cand);
@@ -1121,8 +1026,8 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 			return xp_diag_file(d, XP_E_INVAL, name,
 			                    "objfd data of %s cannot be merged with "
 			                    "objfd data of %s from %s",
-			                    sp_str(&m->str, path),
-			                    sp_str(&m->str, m->of[0].path),
+			                    xp_strpool_str(&m->str, path),
+			                    xp_strpool_str(&m->str, m->of[0].path),
 			                    m->first_name);
 		if ((err = GROW(m->of, m->ofcap, m->nof + 1)))
 			return err;
@@ -1474,7 +1379,7 @@ static xp_err map_strings(xp_merger *m, const xp_fb *in)
 	if (!m->smap)
 		return XP_E_NOMEM;
 	for (uint32_t i = 0; i < ns; i++)
-		if ((err = sp_intern(&m->str, xp_fb_str(in, i), xp_fb_strlen(in, i),
+		if ((err = xp_strpool_intern(&m->str, xp_fb_str(in, i), xp_fb_strlen(in, i),
 		                     &m->smap[i])))
 			return err;
 	if ((err = ensure_by_str(m)))
@@ -1525,7 +1430,7 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 	m->seq = m->count + 1;
 	if (m->npr)
 		memset(m->ptag, 0xff, (size_t)m->npr * sizeof *m->ptag);
-	if ((err = sp_intern(&m->names, name, strlen(name), &m->cur_name)))
+	if ((err = xp_strpool_intern(&m->names, name, strlen(name), &m->cur_name)))
 		return err;
 
 	if ((err = map_strings(m, in)))
@@ -1760,8 +1665,8 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 		if (p->nvr > 0 && p->c.nvpv != o->c.nvpv) {
 			aproc win = *p;
 			win.c = o->c;
-			err = report_drop(m, d, p, sp_str(&m->names, p->src), &win,
-			                  sp_str(&m->names, o->src));
+			err = report_drop(m, d, p, xp_strpool_str(&m->names, p->src), &win,
+			                  xp_strpool_str(&m->names, o->src));
 			if (err)
 				return err;
 			p->dropped = 1;
@@ -2118,7 +2023,7 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d)
 	}
 	err = XP_E_OK;
 	for (uint32_t i = 0; i < m->str.n && !err; i++)
-		err = xp_fbb_intern(b, sp_str(&m->str, i), sp_len(&m->str, i),
+		err = xp_fbb_intern(b, xp_strpool_str(&m->str, i), xp_strpool_len(&m->str, i),
 		                    &smap[i]);
 	if (!err)
 		err = emit(m, b, smap);

@@ -463,14 +463,7 @@ struct xp_fbb {
 	xp_buf tab[XP_T_COUNT_];
 	uint32_t n[XP_T_COUNT_];
 
-	/* Interned strings: bytes with NULs in pool, start offsets in soff
-	 * (nstr + 1 entries, the last one the pool's length), and an open
-	 * addressing hash table of id + 1 (0: empty). */
-	xp_buf pool;
-	uint32_t *soff;
-	uint32_t nstr, soff_cap;
-	uint32_t *hash;
-	uint32_t hash_cap; /* a power of two */
+	xp_strpool sp;  /* the strings, ids in the order first interned */
 
 	/* The open sections (indexes), UINT32_MAX when none. */
 	uint32_t cur_obj, cur_proc, cur_vp, cur_prog, cur_src, cur_line;
@@ -485,15 +478,6 @@ xp_fbb *xp_fbb_new(xp_datatype type, unsigned minor, uint32_t n_proc_names)
 	b->type = type;
 	b->minor = minor;
 	b->n_proc_names = n_proc_names;
-	b->soff = malloc(64 * sizeof *b->soff);
-	b->hash = calloc(64, sizeof *b->hash);
-	if (!b->soff || !b->hash) {
-		xp_fbb_free(b);
-		return NULL;
-	}
-	b->soff_cap = 64;
-	b->soff[0] = 0;
-	b->hash_cap = 64;
 	b->cur_obj = b->cur_proc = b->cur_vp = UINT32_MAX;
 	b->cur_prog = b->cur_src = b->cur_line = UINT32_MAX;
 	return b;
@@ -505,9 +489,7 @@ void xp_fbb_free(xp_fbb *b)
 		return;
 	for (int t = 0; t < XP_T_COUNT_; t++)
 		xp_buf_free(&b->tab[t]);
-	xp_buf_free(&b->pool);
-	free(b->soff);
-	free(b->hash);
+	xp_strpool_free(&b->sp);
 	free(b);
 }
 
@@ -516,92 +498,16 @@ uint32_t xp_fbb_count(const xp_fbb *b, xp_table t)
 	return (unsigned)t < XP_T_COUNT_ ? b->n[t] : 0;
 }
 
-/* A fast hash of a short byte string (names and paths). */
-static uint64_t strhash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15u ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdu;
-		h ^= h >> 32;
-	}
-	uint64_t w = 0;
-	for (size_t k = 0; i < len; i++, k += 8)
-		w |= (uint64_t)(unsigned char)s[i] << k;
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-	h ^= h >> 29;
-	return h;
-}
-
-static xp_err rehash(xp_fbb *b)
-{
-	uint32_t cap = b->hash_cap * 2;
-	uint32_t *h = calloc(cap, sizeof *h);
-	if (!h)
-		return XP_E_NOMEM;
-	for (uint32_t id = 0; id < b->nstr; id++) {
-		const char *s = (const char *)b->pool.p + b->soff[id];
-		size_t len = b->soff[id + 1] - b->soff[id] - 1;
-		uint32_t k = (uint32_t)strhash(s, len) & (cap - 1);
-		while (h[k])
-			k = (k + 1) & (cap - 1);
-		h[k] = id + 1;
-	}
-	free(b->hash);
-	b->hash = h;
-	b->hash_cap = cap;
-	return XP_E_OK;
-}
-
 xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out)
 {
-	uint32_t mask = b->hash_cap - 1;
-	uint32_t k = (uint32_t)strhash(s, len) & mask;
-	for (;;) {
-		uint32_t e = b->hash[k];
-		if (!e)
-			break;
-		uint32_t id = e - 1;
-		if (b->soff[id + 1] - b->soff[id] - 1 == len &&
-		    memcmp(b->pool.p + b->soff[id], s, len) == 0) {
-			*out = id;
-			return XP_E_OK;
-		}
-		k = (k + 1) & mask;
-	}
-	if (b->nstr >= UINT32_MAX - 2 ||
-	    b->pool.len + len + 1 > UINT32_MAX)
-		return XP_E_LIMIT;
-	if (b->nstr + 2 > b->soff_cap) {
-		uint32_t cap = b->soff_cap * 2;
-		uint32_t *p = realloc(b->soff, (size_t)cap * sizeof *p);
-		if (!p)
-			return XP_E_NOMEM;
-		b->soff = p;
-		b->soff_cap = cap;
-	}
-	unsigned char *q = xp_buf_grow(&b->pool, len + 1);
-	if (!q)
-		return XP_E_NOMEM;
-	memcpy(q, s, len);
-	q[len] = 0;
-	b->pool.len += len + 1;
-	uint32_t id = b->nstr++;
-	b->soff[b->nstr] = (uint32_t)b->pool.len;
-	b->hash[k] = id + 1;
-	*out = id;
-	if ((uint64_t)b->nstr * 2 > b->hash_cap)
-		return rehash(b);
-	return XP_E_OK;
+	return xp_strpool_intern(&b->sp, s, len, out);
 }
 
 const char *xp_fbb_str(const xp_fbb *b, xp_str s)
 {
-	if (s >= b->nstr)
+	if (s >= b->sp.n)
 		return "";
-	return (const char *)b->pool.p + b->soff[s];
+	return xp_strpool_str(&b->sp, s);
 }
 
 /* Appends a zeroed record to table t; NULL when out of memory or full. */
@@ -968,9 +874,9 @@ xp_err xp_fbb_add_blockref(xp_fbb *b, const xp_blockref *r)
 
 static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
 {
-	const xp_fbb *fb = ctx;
-	return bytecmp(fb->pool.p + fb->soff[a], fb->soff[a + 1] - fb->soff[a] - 1,
-	               fb->pool.p + fb->soff[b], fb->soff[b + 1] - fb->soff[b] - 1);
+	const xp_strpool *sp = ctx;
+	return bytecmp(xp_strpool_str(sp, a), xp_strpool_len(sp, a),
+	               xp_strpool_str(sp, b), xp_strpool_len(sp, b));
 }
 
 /*
@@ -1109,14 +1015,14 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 {
 	*out = NULL;
 	xp_err err = XP_E_OK;
-	strctx c = {NULL, b->nstr, NULL};
+	strctx c = {NULL, b->sp.n, NULL};
 	uint32_t *order = NULL, *remap = NULL;
 	xp_buf strtab = {0}, stroff = {0};
 	xp_fb *fb = NULL;
 
-	c.used = calloc((size_t)b->nstr + 1, 1);
-	order = malloc(((size_t)b->nstr + 1) * sizeof *order);
-	remap = malloc(((size_t)b->nstr + 1) * sizeof *remap);
+	c.used = calloc((size_t)b->sp.n + 1, 1);
+	order = malloc(((size_t)b->sp.n + 1) * sizeof *order);
+	remap = malloc(((size_t)b->sp.n + 1) * sizeof *remap);
 	if (!c.used || !order || !remap) {
 		err = XP_E_NOMEM;
 		goto out;
@@ -1126,10 +1032,10 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 
 	/* Sort the strings in use and renumber references to match. */
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < b->nstr; i++)
+	for (uint32_t i = 0; i < b->sp.n; i++)
 		if (c.used[i])
 			order[n++] = i;
-	if ((err = msort(order, n, cmp_str, b)))
+	if ((err = msort(order, n, cmp_str, &b->sp)))
 		goto out;
 	if (!xp_buf_grow(&stroff, (size_t)n * 4 + 4)) {
 		err = XP_E_NOMEM;
@@ -1139,8 +1045,8 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 		uint32_t id = order[i];
 		remap[id] = i;
 		xp_put_le32(stroff.p + (size_t)i * 4, (uint32_t)strtab.len);
-		if ((err = xp_buf_append(&strtab, b->pool.p + b->soff[id],
-		                         b->soff[id + 1] - b->soff[id])))
+		if ((err = xp_buf_append(&strtab, xp_strpool_str(&b->sp, id),
+		                         xp_strpool_len(&b->sp, id) + 1)))
 			goto out;
 	}
 	stroff.len = (size_t)n * 4;
@@ -1177,10 +1083,7 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 	*out = fb;
 
 	/* Leave the builder empty. */
-	xp_buf_free(&b->pool);
-	b->nstr = 0;
-	b->soff[0] = 0;
-	memset(b->hash, 0, (size_t)b->hash_cap * sizeof *b->hash);
+	xp_strpool_free(&b->sp);
 	close_all(b);
 out:
 	free(c.used);
