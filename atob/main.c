@@ -30,11 +30,6 @@ static const char usage_text[] =
 	"usage: " PROG " file [profile_directory]\n"
 	"       " PROG " -h | -V\n";
 
-static void usage(FILE *f)
-{
-	fputs(usage_text, f);
-}
-
 /*
  * Loads the input into a profile.  A regular file that starts like a
  * database is opened as one; everything else is parsed as text while it
@@ -98,11 +93,9 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "+hV")) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_help(usage_text);
 		case 'V':
-			printf("%s %s\n", PROG, XP_VERSION_STRING);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_version(PROG);
 		default:
 			return tool_option_error(PROG, usage_text, c, optopt,
 			                         argv[optind - 1]);

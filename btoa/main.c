@@ -35,11 +35,6 @@ static const char usage_text[] =
 	"usage: " PROG " [-t data_type] profile_directory [output_file]\n"
 	"       " PROG " -h | -V\n";
 
-static void usage(FILE *f)
-{
-	fputs(usage_text, f);
-}
-
 /*
  * Splits a -t argument into a data type and, for objfd, the object file
  * path that may follow it in the same argument.  Returns 0 on success.
@@ -205,8 +200,7 @@ int main(int argc, char **argv)
 
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_help(usage_text);
 		case 't':
 			if (parse_type(optarg, &type, &objpath) != 0) {
 				snprintf(msg, sizeof msg,
@@ -218,8 +212,7 @@ int main(int argc, char **argv)
 			type_given = 1;
 			break;
 		case 'V':
-			printf("%s %s\n", PROG, XP_VERSION_STRING);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_version(PROG);
 		default:
 			free(objpath);
 			return tool_option_error(PROG, usage_text, c, optopt,

@@ -69,6 +69,41 @@ int tool_option_error(const char *prog, const char *usage_text, int ret,
 	return tool_usage_error(prog, usage_text, msg);
 }
 
+int tool_help(const char *usage_text)
+{
+	fputs(usage_text, stdout);
+	return fflush(stdout) != 0 ? 2 : 0;
+}
+
+int tool_version(const char *prog)
+{
+	printf("%s %s\n", prog, XP_VERSION_STRING);
+	return fflush(stdout) != 0 ? 2 : 0;
+}
+
+int tool_format_option(const char *prog, const char *usage_text,
+                       const char *arg, int *json)
+{
+	if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
+		*json = arg[0] == 'j';
+		return 0;
+	}
+	char msg[160];
+	snprintf(msg, sizeof msg, "unknown format '%.100s' (use text or json)",
+	         arg);
+	return tool_usage_error(prog, usage_text, msg);
+}
+
+int tool_count_option(const char *prog, const char *usage_text,
+                      const char *opt, const char *arg, size_t *out)
+{
+	if (tool_parse_count(arg, out) == 0)
+		return 0;
+	char msg[160];
+	snprintf(msg, sizeof msg, "invalid number '%.100s' for %s", arg, opt);
+	return tool_usage_error(prog, usage_text, msg);
+}
+
 int tool_parse_count(const char *s, size_t *out)
 {
 	size_t v = 0, digits = 0;

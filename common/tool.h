@@ -39,6 +39,22 @@ int tool_usage_error(const char *prog, const char *usage_text,
 int tool_option_error(const char *prog, const char *usage_text, int ret,
                       int opt, const char *arg);
 
+/* -h: the usage text on standard output.  Returns the exit status. */
+int tool_help(const char *usage_text);
+
+/* -V: "prog version" on standard output.  Returns the exit status. */
+int tool_version(const char *prog);
+
+/* --format=text|json: sets *json (0 or 1) and returns 0, or reports the
+ * bad value and returns exit status 2. */
+int tool_format_option(const char *prog, const char *usage_text,
+                       const char *arg, int *json);
+
+/* A count option such as -n: sets *out and returns 0, or reports the bad
+ * value and returns exit status 2. */
+int tool_count_option(const char *prog, const char *usage_text,
+                      const char *opt, const char *arg, size_t *out);
+
 /* Parses a count for an option like -n: 1 to 9 decimal digits.  Returns 0
  * on success, -1 otherwise. */
 int tool_parse_count(const char *s, size_t *out);

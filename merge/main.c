@@ -35,19 +35,12 @@ static const char usage_text[] =
 	"       [--scale=F] [--sparse] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
 	"       " PROG " -h | -V\n";
 
-static void usage(FILE *f)
-{
-	fputs(usage_text, f);
-}
-
 static int usage_error(const char *msg, const char *arg)
 {
+	char buf[512];
 	if (arg)
-		fprintf(stderr, "%s: %s: %s\n", PROG, msg, arg);
-	else
-		fprintf(stderr, "%s: %s\n", PROG, msg);
-	usage(stderr);
-	return 2;
+		snprintf(buf, sizeof buf, "%s: %.400s", msg, arg);
+	return tool_usage_error(PROG, usage_text, arg ? buf : msg);
 }
 
 /* The state of a run, passed to the helpers. */
@@ -385,12 +378,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			free(weighted);
-			usage(stdout);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_help(usage_text);
 		case 'V':
 			free(weighted);
-			printf("%s %s\n", PROG, XP_VERSION_STRING);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_version(PROG);
 		default:
 			free(weighted);
 			return tool_option_error(PROG, usage_text, c, optopt,

@@ -329,33 +329,23 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hn:V", longopts, NULL)) != -1) {
-		char msg[200];
+		int st;
 
 		switch (c) {
 		case 'F':
-			if (strcmp(optarg, "text") == 0) {
-				json = 0;
-			} else if (strcmp(optarg, "json") == 0) {
-				json = 1;
-			} else {
-				snprintf(msg, sizeof msg, "unknown format '%.100s' "
-				         "(use text or json)", optarg);
-				return tool_usage_error(PROG, usage_text, msg);
-			}
+			if ((st = tool_format_option(PROG, usage_text, optarg,
+			                             &json)))
+				return st;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_help(usage_text);
 		case 'n':
-			if (tool_parse_count(optarg, &top_n) != 0) {
-				snprintf(msg, sizeof msg, "invalid number '%.100s' "
-				         "for -n", optarg);
-				return tool_usage_error(PROG, usage_text, msg);
-			}
+			if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
+			                            &top_n)))
+				return st;
 			break;
 		case 'V':
-			printf("%s %s\n", PROG, XP_VERSION_STRING);
-			return fflush(stdout) != 0 ? 2 : 0;
+			return tool_version(PROG);
 		default:
 			return tool_option_error(PROG, usage_text, c, optopt,
 			                         argv[optind - 1]);
