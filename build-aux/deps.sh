@@ -32,7 +32,8 @@ ar binutils
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
-# objdump), bounds every test's time (timeout) and counts with awk.
+# objdump), bounds every test's time (timeout), counts with awk, and
+# gives a tool a terminal (script) or a slow input (mkfifo).
 test_needs="
 cmp diffutils
 diff diffutils
@@ -40,6 +41,8 @@ od coreutils
 dd coreutils
 timeout coreutils
 mktemp coreutils
+mkfifo coreutils
+script bsdutils
 nm binutils
 objdump binutils
 awk mawk
