@@ -153,17 +153,23 @@ while [ $i -lt 8 ]; do
 	} > "$work/fb$i.text"
 	i=$((i + 1))
 done
-pids=
-i=0
-while [ $i -lt 8 ]; do
-	"$ATOB" "$work/objfd$i.text" "$par" 2> "$work/par$i.err" &
-	pids="$pids $!"
-	i=$((i + 1))
-done
-st=0
-for p in $pids; do wait "$p" || st=1; done
-why=
-[ "$st" = 0 ] || why="an xprof_atob failed: $(cat "$work"/par*.err)"
+# atob_parallel PREFIX: runs xprof_atob on $work/PREFIX0..7.text into
+# $par, all at once; sets why to the failure, if any.
+atob_parallel() {
+	pids=
+	i=0
+	while [ $i -lt 8 ]; do
+		"$ATOB" "$work/$1$i.text" "$par" 2> "$work/par$i.err" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	st=0
+	for p in $pids; do wait "$p" || st=1; done
+	why=
+	[ "$st" = 0 ] || why="an xprof_atob failed: $(cat "$work"/par*.err)"
+}
+
+atob_parallel objfd
 i=0
 while [ $i -lt 8 ] && [ -z "$why" ]; do
 	"$BTOA" -t objfd "/obj/$i.o" "$par" "$work/back$i.text" 2> "$work/err" &&
@@ -175,17 +181,7 @@ n=$(ls -A "$par/objfd" | wc -l)
 [ -n "$why" ] || [ "$n" = 8 ] || why="$n files in objfd, expected 8"
 if [ -z "$why" ]; then pass db-parallel-objfd; else fail db-parallel-objfd "$why"; fi
 
-pids=
-i=0
-while [ $i -lt 8 ]; do
-	"$ATOB" "$work/fb$i.text" "$par" 2> "$work/par$i.err" &
-	pids="$pids $!"
-	i=$((i + 1))
-done
-st=0
-for p in $pids; do wait "$p" || st=1; done
-why=
-[ "$st" = 0 ] || why="an xprof_atob failed: $(cat "$work"/par*.err)"
+atob_parallel fb
 if [ -z "$why" ]; then
 	"$BTOA" "$par" "$work/fb.out" 2> "$work/err" || why=$(cat "$work/err")
 fi
