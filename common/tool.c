@@ -69,6 +69,22 @@ int tool_option_error(const char *prog, const char *usage_text, int ret,
 	return tool_usage_error(prog, usage_text, msg);
 }
 
+/* A count: 1 to 9 decimal digits.  Returns 0 on success, -1 otherwise. */
+static int tool_parse_count(const char *s, size_t *out)
+{
+	size_t v = 0, digits = 0;
+
+	for (; *s; s++, digits++) {
+		if (*s < '0' || *s > '9' || digits >= 9)
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	if (digits == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int tool_help(const char *usage_text)
 {
 	fputs(usage_text, stdout);
@@ -104,20 +120,6 @@ int tool_count_option(const char *prog, const char *usage_text,
 	return tool_usage_error(prog, usage_text, msg);
 }
 
-int tool_parse_count(const char *s, size_t *out)
-{
-	size_t v = 0, digits = 0;
-
-	for (; *s; s++, digits++) {
-		if (*s < '0' || *s > '9' || digits >= 9)
-			return -1;
-		v = v * 10 + (size_t)(*s - '0');
-	}
-	if (digits == 0)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 void tool_tab_init(tool_table *t, int ncols, int nleft)
 {

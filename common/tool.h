@@ -55,9 +55,6 @@ int tool_format_option(const char *prog, const char *usage_text,
 int tool_count_option(const char *prog, const char *usage_text,
                       const char *opt, const char *arg, size_t *out);
 
-/* Parses a count for an option like -n: 1 to 9 decimal digits.  Returns 0
- * on success, -1 otherwise. */
-int tool_parse_count(const char *s, size_t *out);
 
 /*
  * A table of rows of cells, printed with every column as wide as its
