@@ -1109,18 +1109,21 @@ void xpt_on_stat(xpt_parser *P, const xpt_line *l)
 }
 
 /*
- * A record of a PROC: checks that one is open and the order.  Returns -1
- * when no PROC is open, 0 when the record is out of order (it still
- * counts towards the declared number), 1 when all is well.
+ * A record of a PROC: checks that one is open and the order, and counts
+ * the record in *count (if not NULL) towards the declared number, out of
+ * order or not.  Returns -1 when no PROC is open, 0 when the record is out
+ * of order, 1 when all is well.
  */
 static int proc_record(xpt_parser *P, const xpt_line *l, int phase,
-                       const char *what)
+                       const char *what, uint32_t *count)
 {
 	if (!P->in_proc) {
 		if (!(P->in_obj && P->o_procs > 0) && !P->broken)
 			LERR(l, 1, "%s outside a PROC section", what);
 		return -1;
 	}
+	if (count)
+		(*count)++;
 	if (phase < P->phase) {
 		LERR(l, 1, "%s after %s", what,
 		     phase_names[P->phase > PH_TUPLES ? PH_TUPLES : P->phase]);
@@ -1132,11 +1135,7 @@ static int proc_record(xpt_parser *P, const xpt_line *l, int phase,
 
 void xpt_on_counter(xpt_parser *P, const xpt_line *l)
 {
-	int ok = proc_record(P, l, PH_COUNTERS, "counter record");
-	if (ok < 0)
-		return;
-	P->p_cnt++;
-	if (!ok)
+	if (proc_record(P, l, PH_COUNTERS, "counter record", &P->p_cnt) <= 0)
 		return;
 	if (!u32f(P, l, 0, "counter id") ||
 	    !rangef(P, l, 0, "counter id", 1, P->p_ncnt) ||
@@ -1190,7 +1189,7 @@ static int parse_int(const char *s, size_t n, int64_t lo, int64_t hi,
 
 void xpt_on_vp(xpt_parser *P, const xpt_line *l)
 {
-	int ok = proc_record(P, l, PH_VPS, "value profile line");
+	int ok = proc_record(P, l, PH_VPS, "value profile line", NULL);
 	if (ok < 0)
 		return;
 	const char *tn = vp_names[l->kind];
@@ -1290,11 +1289,7 @@ bad:
 
 void xpt_on_block(xpt_parser *P, const xpt_line *l)
 {
-	int ok = proc_record(P, l, PH_BLOCKS, "block record");
-	if (ok < 0)
-		return;
-	P->p_blk++;
-	if (!ok)
+	if (proc_record(P, l, PH_BLOCKS, "block record", &P->p_blk) <= 0)
 		return;
 	if (!u32f(P, l, 0, "block id") ||
 	    !rangef(P, l, 0, "block id", 1, P->p_nblk) ||
@@ -1307,11 +1302,7 @@ void xpt_on_block(xpt_parser *P, const xpt_line *l)
 
 void xpt_on_edge(xpt_parser *P, const xpt_line *l)
 {
-	int ok = proc_record(P, l, PH_EDGES, "edge record");
-	if (ok < 0)
-		return;
-	P->p_edge++;
-	if (!ok)
+	if (proc_record(P, l, PH_EDGES, "edge record", &P->p_edge) <= 0)
 		return;
 	if (!u32f(P, l, 0, "edge id") ||
 	    !rangef(P, l, 0, "edge id", 1, P->p_nedge) ||
@@ -1351,11 +1342,7 @@ static int line_col(xpt_parser *P, const xpt_line *l, int i)
 
 void xpt_on_tuple(xpt_parser *P, const xpt_line *l)
 {
-	int ok = proc_record(P, l, PH_TUPLES, "source mapping tuple");
-	if (ok < 0)
-		return;
-	P->p_tup++;
-	if (!ok)
+	if (proc_record(P, l, PH_TUPLES, "source mapping tuple", &P->p_tup) <= 0)
 		return;
 	if (!u32f(P, l, 0, "tuple id") ||
 	    !rangef(P, l, 0, "tuple id", 1, P->p_nsrcmap) ||
