@@ -1187,6 +1187,13 @@ static int parse_int(const char *s, size_t n, int64_t lo, int64_t hi,
 	return 1;
 }
 
+/* The result of xp_parse_float/double (0 ok, 1 out of range, -1 not a
+ * number) in parse_int's terms (1 ok, 2 out of range, 0 not a number). */
+static int float_result(int r)
+{
+	return r == 0 ? 1 : r == 1 ? 2 : 0;
+}
+
 void xpt_on_vp(xpt_parser *P, const xpt_line *l)
 {
 	int ok = proc_record(P, l, PH_VPS, "value profile line", NULL);
@@ -1248,24 +1255,12 @@ void xpt_on_vp(xpt_parser *P, const xpt_line *l)
 			v.v.ll = iv;
 		break;
 	case XP_VP_FLOAT:
-		r = xp_parse_float(l->s, l->slen, &v.v.f);
-		if (r == 1)
-			r = 2;
-		else if (r == 0)
-			r = 1;
-		else
-			r = 0;
+		r = float_result(xp_parse_float(l->s, l->slen, &v.v.f));
 		if (r != 1)
 			goto bad;
 		break;
 	case XP_VP_DOUBLE:
-		r = xp_parse_double(l->s, l->slen, &v.v.d);
-		if (r == 1)
-			r = 2;
-		else if (r == 0)
-			r = 1;
-		else
-			r = 0;
+		r = float_result(xp_parse_double(l->s, l->slen, &v.v.d));
 		if (r != 1)
 			goto bad;
 		break;
