@@ -36,7 +36,7 @@ XCFLAGS += -Werror
 endif
 LDFLAGS ?=
 # Libraries that programs linked with libxprof.a need besides it.
-XLIBS :=
+XLIBS := -lbfd
 FLEX ?= flex
 BISON ?= bison
 FLEXFLAGS ?= -Cf
@@ -64,7 +64,9 @@ TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
 GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
-            $(B)/gen/crc32c_table.h
+            $(B)/gen/crc32c_table.h $(B)/gen/modules.h
+# The modules of the foreign formats: one lib/fmt_NAME.c each.
+MODULES := $(patsubst lib/fmt_%.c,%,$(sort $(wildcard lib/fmt_*.c)))
 LIB_OBJS := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
             $(patsubst $(B)/gen/%.c,$(B)/gen/%.o,$(GEN_SRCS))
 LIB_HDRS := $(wildcard lib/*.h grammar/*.h)
@@ -137,6 +139,11 @@ $(B)/gen/xprof_text.lex.c $(B)/gen/xprof_text.lex.h: grammar/xprof_text.l | $(B)
 	$(FLEX) $(FLEXFLAGS) --header-file=$(B)/gen/xprof_text.lex.h \
 	    -o $(B)/gen/xprof_text.lex.c $<
 
+# Rewritten only when the list of modules changes.
+$(B)/gen/modules.h: FORCE | $(B)/gen
+	@printf '%s\n' $(foreach m,$(MODULES),'XP_MODULE($(m))') > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 $(B)/tools/gencrc: tools/gencrc.c | $(B)/tools
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
@@ -181,9 +188,17 @@ $(DIFF): merge/diff.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
 	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
 	    $(XLIBS)
 
-$(SHOW): merge/show.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
+# The reports of the foreign formats: one merge/show_NAME.c each.
+SHOW_SRCS := $(sort $(wildcard merge/show_*.c))
+SHOW_REPORTS := $(patsubst merge/show_%.c,%,$(SHOW_SRCS))
+$(B)/gen/show_reports.h: FORCE | $(B)/gen
+	@printf '%s\n' $(foreach m,$(SHOW_REPORTS),'SHOW_REPORT($(m))') > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(SHOW): merge/show.c merge/show.h $(SHOW_SRCS) $(B)/gen/show_reports.h $(LIB) \
+         $(TOOL_OBJ) common/tool.h | $(O)/merge
+	$(CC) $(XCFLAGS) -Icommon -Imerge $(CFLAGS) $(LDFLAGS) -o $@ merge/show.c \
+	    $(SHOW_SRCS) $(TOOL_OBJ) $(LIB) $(XLIBS)
 
 # Tests -------------------------------------------------------------------
 
@@ -295,6 +310,8 @@ $(BENCH_GEN): bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
 # Install -----------------------------------------------------------------
 
 MAN1 := $(sort $(wildcard docs/*.1))
+# xprof.h and the headers of the format modules (xprof_gmon.h, ...).
+PUBLIC_HDRS := $(sort $(wildcard lib/xprof*.h))
 MAN5 := $(sort $(wildcard docs/*.5))
 XP_VERSION = $(shell sed -n 's/^\#define XP_VERSION_STRING "\(.*\)"/\1/p' lib/xprof.h)
 
@@ -316,14 +333,15 @@ install: $(LIB) $(TOOLS) $(B)/xprof.pc
 	    '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man5'
 	install -m 755 $(TOOLS) '$(DESTDIR)$(BINDIR)'
 	install -m 644 $(LIB) '$(DESTDIR)$(LIBDIR)'
-	install -m 644 lib/xprof.h '$(DESTDIR)$(INCLUDEDIR)'
+	install -m 644 $(PUBLIC_HDRS) '$(DESTDIR)$(INCLUDEDIR)'
 	install -m 644 $(B)/xprof.pc '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc'
 	$(if $(MAN1),install -m 644 $(MAN1) '$(DESTDIR)$(MANDIR)/man1')
 	$(if $(MAN5),install -m 644 $(MAN5) '$(DESTDIR)$(MANDIR)/man5')
 
 uninstall:
 	rm -f $(foreach f,$(notdir $(TOOLS)),'$(DESTDIR)$(BINDIR)/$(f)') \
-	    '$(DESTDIR)$(LIBDIR)/libxprof.a' '$(DESTDIR)$(INCLUDEDIR)/xprof.h' \
+	    '$(DESTDIR)$(LIBDIR)/libxprof.a' \
+	    $(foreach f,$(notdir $(PUBLIC_HDRS)),'$(DESTDIR)$(INCLUDEDIR)/$(f)') \
 	    '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc' \
 	    $(foreach f,$(notdir $(MAN1)),'$(DESTDIR)$(MANDIR)/man1/$(f)') \
 	    $(foreach f,$(notdir $(MAN5)),'$(DESTDIR)$(MANDIR)/man5/$(f)')

@@ -79,6 +79,11 @@ xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 		return err;
 	case XP_FMT_UNKNOWN:
 		break;
+	default:
+		close(fd);
+		return xp_diag_file(d, XP_E_FORMAT, path,
+		                    "a %s, not a feedback profile",
+		                    xp_format_name(f));
 	}
 	close(fd);
 	return xp_diag_file(d, XP_E_FORMAT, path,

@@ -528,16 +528,195 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
 /* Format recognition                                                  */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Every format comes in a binary form and a text form; for the foreign
+ * formats (everything but feedback) the text form is the lossless one of
+ * that format's man page, and both forms load into the same model.
+ */
 typedef enum {
 	XP_FMT_UNKNOWN = 0,
 	XP_FMT_FEEDBACK_TEXT,
-	XP_FMT_FEEDBACK_DB
+	XP_FMT_FEEDBACK_DB,
+	XP_FMT_GMON,          /* gmon.out(5) */
+	XP_FMT_GMON_TEXT,
+	XP_FMT_CPUPROF,       /* cpuprofile(5): gperftools CPU profiles */
+	XP_FMT_CPUPROF_TEXT,
+	XP_FMT_DCPI,          /* dcpi(5) */
+	XP_FMT_DCPI_TEXT,
+	XP_FMT_MPATROL,       /* mpatrol(5) */
+	XP_FMT_MPATROL_TEXT,
+	XP_FMT_COUNT_
 } xp_format;
 
 /* Recognises a format from the first bytes of a file (any length). */
 xp_format xp_format_detect(const void *head, size_t len);
-/* "feedback text", "feedback database", "unknown". */
+/* "feedback text", "feedback database", "gmon.out", "gmon.out text",
+ * ..., "unknown". */
 const char *xp_format_name(xp_format f);
+/* The binary form of a format: XP_FMT_GMON for XP_FMT_GMON_TEXT, and so
+ * on; XP_FMT_FEEDBACK_DB for XP_FMT_FEEDBACK_TEXT. */
+xp_format xp_format_binary(xp_format f);
+/* True for the text forms. */
+int xp_format_is_text(xp_format f);
+/*
+ * Recognises the format of a file.  A directory is a profile directory
+ * and gives XP_FMT_FEEDBACK_DB; a pipe, terminal or other file that cannot
+ * be read twice gives XP_FMT_FEEDBACK_TEXT, the one format that is parsed
+ * while it is read.  XP_E_FORMAT (with a diagnostic) when nothing matches.
+ */
+xp_err xp_format_probe(const char *path, xp_format *f, xp_diags *d);
+
+/* ------------------------------------------------------------------ */
+/* Profiles of the other formats                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An xp_prof holds one profile of a foreign format: gmon.out, a CPU
+ * profile, a DCPI profile or an mpatrol profile.  Each format's module
+ * has its own header (xprof_gmon.h, ...) with the accessors of its model,
+ * which xp_prof_model() returns.
+ */
+typedef struct xp_prof xp_prof;
+
+/* How to read a file whose layout the bytes do not settle. */
+typedef struct {
+	/* An executable or shared object that the profile belongs to, or
+	 * NULL: modules take byte order and word size from it, and
+	 * symbolize with it. */
+	const char *exe;
+	/* A layout forced by the user, in the module's own syntax (see its
+	 * man page), or NULL to detect it. */
+	const char *layout;
+} xp_load_opts;
+
+/* Opens a file of any foreign format, binary or text, recognised from
+ * the content.  XP_E_FORMAT for feedback and unknown files. */
+xp_err xp_prof_open(const char *path, const xp_load_opts *o, xp_prof **out,
+                    xp_diags *d);
+/* The same from memory; name is used in diagnostics. */
+xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
+                        const xp_load_opts *o, xp_prof **out, xp_diags *d);
+void xp_prof_free(xp_prof *p);
+/* The binary format (XP_FMT_GMON, ...), whichever form was read. */
+xp_format xp_prof_format(const xp_prof *p);
+/* The form that was read (XP_FMT_GMON or XP_FMT_GMON_TEXT, ...). */
+xp_format xp_prof_source_format(const xp_prof *p);
+/* The module's model; its header says what it points to. */
+const void *xp_prof_model(const xp_prof *p);
+/* The file name a binary profile of this format usually has:
+ * "gmon.out", ...; the text form's default is "<module name>.text". */
+const char *xp_prof_default_name(xp_format f);
+/* The short name of a format's module: "gmon", "cpuprof", "dcpi",
+ * "mpatrol"; NULL for feedback and unknown formats. */
+const char *xp_format_module(xp_format f);
+
+/* Writes the binary form (text == 0) or the lossless text form. */
+xp_err xp_prof_write_fd(const xp_prof *p, int text, int fd);
+xp_err xp_prof_write_mem(const xp_prof *p, int text, unsigned char **buf,
+                         size_t *len);
+
+/* Options of xp_prof_merge; all zero gives a plain sum. */
+typedef struct {
+	/* An executable for merges that need symbols (gmon.out by
+	 * function, like gprof -s), or NULL. */
+	const char *exe;
+	/* gmon.out: merge arcs by function (gprof -s) instead of by pc. */
+	int by_function;
+	/* CPU profiles: rescale to a common sampling period instead of
+	 * refusing different periods. */
+	int rescale;
+} xp_prof_merge_opts;
+
+/*
+ * Adds in, scaled by weight (> 0), into *acc; when *acc is NULL it
+ * becomes a new profile holding in scaled by weight.  Profiles of
+ * different formats, or that the format's rules say cannot be summed
+ * (different histogram ranges, images, allocation bounds...), give an
+ * error and leave *acc as it was.  name names in in diagnostics.
+ */
+xp_err xp_prof_merge(xp_prof **acc, const xp_prof *in, double weight,
+                     const xp_prof_merge_opts *o, const char *name,
+                     xp_diags *d);
+
+/* Options of the conversion to feedback. */
+typedef struct {
+	/* The executable or shared object to symbolize with (NULL: the
+	 * module uses what the profile names, or addresses as names). */
+	const char *exe;
+} xp_conv_opts;
+
+/*
+ * Converts a profile into the feedback model (procs with counters, a
+ * source file section with per-line counts, as the format's man page
+ * says), so that xprof_tcov, xprof_diff and xprof_show work on it.
+ * XP_E_INVAL with a diagnostic for formats that have no such conversion.
+ */
+xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
+                           xp_fb **out, xp_diags *d);
+
+/* ------------------------------------------------------------------ */
+/* Symbolization (GNU libbfd)                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct xp_sym xp_sym;
+
+/* One symbol of an object file's symbol table (static, then dynamic
+ * when there is no static one), as libbfd gives it. */
+typedef struct {
+	uint64_t addr;     /* its value: section vma + offset */
+	/* Its extent: up to the next higher symbol address in the same
+	 * section, or to the section's end.  (gprof and pprof too give an
+	 * address to the symbol below it, whatever st_size says.) */
+	uint64_t size;
+	const char *name;
+	unsigned flags;    /* XP_SYMF_* */
+} xp_symbol;
+
+#define XP_SYMF_GLOBAL   0x01u
+#define XP_SYMF_LOCAL    0x02u
+#define XP_SYMF_WEAK     0x04u
+#define XP_SYMF_FUNCTION 0x08u  /* typed STT_FUNC (or STT_GNU_IFUNC) */
+#define XP_SYMF_CODE     0x10u  /* defined in a section with code */
+#define XP_SYMF_DEBUG    0x20u  /* a debugging or section symbol */
+#define XP_SYMF_FILE     0x40u  /* a file name (STT_FILE) */
+
+/* Opens an executable or shared object.  XP_E_FORMAT when libbfd does
+ * not know the file as an object file. */
+xp_err xp_sym_open(const char *path, xp_sym **out, xp_diags *d);
+void xp_sym_free(xp_sym *s);
+/* 1 for a big-endian object, 0 for little-endian. */
+int xp_sym_big_endian(const xp_sym *s);
+/* 4 or 8: the size of an address. */
+unsigned xp_sym_addr_bytes(const xp_sym *s);
+/* 1 for a position-independent executable or shared object (ET_DYN). */
+int xp_sym_is_pic(const xp_sym *s);
+/* The target's name as libbfd calls it: "elf64-x86-64", ... */
+const char *xp_sym_target(const xp_sym *s);
+/* The machine's name: "i386:x86-64", "powerpc:common", "s390:64-bit". */
+const char *xp_sym_arch(const xp_sym *s);
+/* Start and end (exclusive) of the lowest and highest code sections. */
+void xp_sym_text_range(const xp_sym *s, uint64_t *lo, uint64_t *hi);
+
+/* Every symbol, sorted by address, then name. */
+size_t xp_sym_count(const xp_sym *s);
+const xp_symbol *xp_sym_get(const xp_sym *s, size_t i);
+/*
+ * The function containing addr: among the symbols with XP_SYMF_FUNCTION
+ * or XP_SYMF_CODE (and neither XP_SYMF_DEBUG nor XP_SYMF_FILE), the one
+ * at the highest address <= addr, when addr is below its end; NULL when
+ * none.  Among several symbols at one address a global one is preferred,
+ * then a weak one, then the first by name.
+ */
+const xp_symbol *xp_sym_lookup(const xp_sym *s, uint64_t addr);
+/*
+ * The source position of addr from the debugging information
+ * (bfd_find_nearest_line): file (NULL when unknown), the function name
+ * from the debugging information (NULL when unknown) and line (0 when
+ * unknown).  Returns 0 when found, -1 otherwise.  Strings live as long
+ * as s.  Not const: libbfd caches what it reads.
+ */
+int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
+                const char **func, unsigned *line);
 
 /* ------------------------------------------------------------------ */
 /* Comparing and summarizing (xprof_diff(1), xprof_show(1))            */

@@ -1,0 +1,141 @@
+/*
+ * sym.c - unit tests of the symbolizer (lib/symbolize.c) on the real
+ * executables of ../shared/realdata: x86-64 and i386 PIEs, a non-PIE,
+ * and big-endian 32-bit PowerPC and 64-bit s390x.  The expected values
+ * are what nm(1) and addr2line(1) print for the same files.
+ */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "xprof.h"
+
+#define RD "../shared/realdata/"
+
+static xp_sym *open_ok(const char *path)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_sym *s = NULL;
+	xp_err e = xp_sym_open(path, &s, d);
+
+	CHECK(e == XP_E_OK);
+	xp_diags_free(d);
+	return s;
+}
+
+static const xp_symbol *find(const xp_sym *s, const char *name)
+{
+	for (size_t i = 0; i < xp_sym_count(s); i++)
+		if (strcmp(xp_sym_get(s, i)->name, name) == 0)
+			return xp_sym_get(s, i);
+	return NULL;
+}
+
+/* main at want, found again from an address inside it, at the line. */
+static void check_main(const char *path, uint64_t want, unsigned line,
+                       int be, unsigned ab, int pic)
+{
+	xp_sym *s = open_ok(path);
+	const xp_symbol *m, *l;
+	const char *file, *func;
+	unsigned ln;
+
+	if (s == NULL)
+		return;
+	CHECK(xp_sym_big_endian(s) == be);
+	CHECK(xp_sym_addr_bytes(s) == ab);
+	CHECK(xp_sym_is_pic(s) == pic);
+	m = find(s, "main");
+	CHECK(m != NULL);
+	if (m != NULL) {
+		CHECK(m->addr == want);
+		CHECK(m->flags & XP_SYMF_GLOBAL);
+		CHECK(m->flags & XP_SYMF_FUNCTION);
+		CHECK(m->size > 4);
+		l = xp_sym_lookup(s, want + 4);
+		CHECK(l != NULL && strcmp(l->name, "main") == 0);
+		l = xp_sym_lookup(s, want + m->size - 1);
+		CHECK(l != NULL && strcmp(l->name, "main") == 0);
+		l = xp_sym_lookup(s, want + m->size);
+		CHECK(l == NULL || strcmp(l->name, "main") != 0);
+		CHECK(xp_sym_line(s, want + 4, &file, &func, &ln) == 0);
+		CHECK(ln == line);
+		CHECK(func != NULL && strcmp(func, "main") == 0);
+		CHECK(file != NULL && strstr(file, ".c") != NULL);
+	}
+	CHECK(xp_sym_lookup(s, 0) == NULL);
+	xp_sym_free(s);
+}
+
+static void test_x86_64_pie(void)
+{
+	check_main(RD "gmon/callcounts_pg", 0x1070, 7, 0, 8, 1);
+}
+
+static void test_i386_pie(void)
+{
+	check_main(RD "gmon/callcounts_pg32", 0x1080, 7, 0, 4, 1);
+}
+
+static void test_nopie(void)
+{
+	xp_sym *s = open_ok(RD "gmon/sortbench_pg_nopie");
+	const xp_symbol *m;
+	uint64_t lo, hi;
+
+	check_main(RD "gmon/sortbench_pg_nopie", 0x401632, 71, 0, 8, 0);
+	if (s == NULL)
+		return;
+	/* nm -n: atexit follows main, so main ends there. */
+	m = find(s, "main");
+	CHECK(m != NULL && m->size == 0x401820 - 0x401632);
+	xp_sym_text_range(s, &lo, &hi);
+	CHECK(lo <= 0x401632 && hi > 0x401820);
+	xp_sym_free(s);
+}
+
+static void test_ppc32_be(void)
+{
+	check_main(RD "gmon/callcounts_ppc", 0x100003a0, 7, 1, 4, 0);
+}
+
+static void test_s390x_be(void)
+{
+	check_main(RD "gmon/callcounts_s390x", 0x1000870, 7, 1, 8, 0);
+}
+
+static void test_sorted(void)
+{
+	xp_sym *s = open_ok(RD "gmon/callcounts_ppc");
+
+	if (s == NULL)
+		return;
+	for (size_t i = 1; i < xp_sym_count(s); i++)
+		CHECK(xp_sym_get(s, i - 1)->addr <= xp_sym_get(s, i)->addr);
+	CHECK(xp_sym_get(s, xp_sym_count(s)) == NULL);
+	xp_sym_free(s);
+}
+
+static void test_not_object(void)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_sym *s = NULL;
+
+	CHECK(xp_sym_open("README.md", &s, d) == XP_E_FORMAT);
+	CHECK(s == NULL);
+	CHECK(xp_diags_count(d) == 1);
+	CHECK(xp_sym_open("tests/no-such-file", &s, d) != XP_E_OK);
+	CHECK(s == NULL);
+	xp_diags_free(d);
+}
+
+int main(void)
+{
+	RUN(test_x86_64_pie);
+	RUN(test_i386_pie);
+	RUN(test_nopie);
+	RUN(test_ppc32_be);
+	RUN(test_s390x_be);
+	RUN(test_sorted);
+	RUN(test_not_object);
+	return unit_done();
+}
