@@ -9,6 +9,11 @@
  * directory receives the data (see xprof_db(5)).  A feedback database file
  * is accepted as input too and is stored as it is, after being checked.
  *
+ * The lossless text form of another format (gmon.out(5), cpuprofile(5),
+ * dcpi(5), mpatrol(5)) is recognised from its content too; it becomes a
+ * binary file of that format, named by the second operand or else the
+ * format's usual name (gmon.out, ...).
+ *
  * Exit status: 0 on success, 2 on any trouble.
  */
 #include <errno.h>
@@ -35,7 +40,8 @@ static const char usage_text[] =
  * database is opened as one; everything else is parsed as text while it
  * is read, so standard input and pipes work without being held whole.
  */
-static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno)
+static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
+                   xp_format *foreign)
 {
 	xp_parse_opts opts = { MAX_ERRORS, 0 };
 	const char *name = file;
@@ -44,6 +50,7 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno)
 	int fd;
 
 	*sys_errno = 0;
+	*foreign = XP_FMT_UNKNOWN;
 	if (strcmp(file, "-") == 0) {
 		fd = STDIN_FILENO;
 		name = "<stdin>";
@@ -65,12 +72,18 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno)
 		goto out;
 	}
 	if (S_ISREG(st.st_mode) && fd != STDIN_FILENO) {
-		unsigned char head[64];
+		unsigned char head[4096];
 		ssize_t got = pread(fd, head, sizeof head, 0);
+		xp_format f = got > 0 ? xp_format_detect(head, (size_t)got)
+		                      : XP_FMT_UNKNOWN;
 
-		if (got > 0 && xp_format_detect(head, (size_t)got) ==
-		                       XP_FMT_FEEDBACK_DB) {
+		if (f == XP_FMT_FEEDBACK_DB) {
 			err = xp_db_open(file, fb, d);
+			goto out;
+		}
+		if (xp_format_module(f) != NULL) {
+			*foreign = f;
+			err = XP_E_OK;
 			goto out;
 		}
 	}
@@ -81,11 +94,38 @@ out:
 	return err;
 }
 
+/*
+ * The text form of another format (gmon.out, CPU profile, DCPI, mpatrol)
+ * becomes that format's binary file: out, or the format's usual file name.
+ */
+static int foreign_to_binary(const char *file, xp_format f, const char *out,
+                             xp_diags *d)
+{
+	xp_prof *p = NULL;
+	xp_err err;
+	int status = 2;
+
+	if (!xp_format_is_text(f)) {
+		fprintf(stderr, "%s: %s: a %s, not a text (xprof_btoa makes "
+		        "text of it)\n", PROG, file, xp_format_name(f));
+		return 2;
+	}
+	err = xp_prof_open(file, NULL, &p, d);
+	tool_print_diags(PROG, d, err, file);
+	if (err == XP_E_OK &&
+	    tool_write_prof(PROG, p, 0, out != NULL ? out
+	                              : xp_prof_default_name(f)) == 0)
+		status = 0;
+	xp_prof_free(p);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *file, *dir = DEFAULT_DIR;
 	xp_diags *d;
 	xp_fb *fb = NULL;
+	xp_format foreign;
 	xp_err err;
 	int c, sys_errno, status = 0;
 
@@ -118,7 +158,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
 	}
-	err = load(file, &fb, d, &sys_errno);
+	err = load(file, &fb, d, &sys_errno, &foreign);
+	if (err == XP_E_OK && foreign != XP_FMT_UNKNOWN) {
+		status = foreign_to_binary(file, foreign, argc == 2 ? dir : NULL,
+		                           d);
+		goto done;
+	}
 	if (err != XP_E_OK) {
 		if (sys_errno != 0)
 			fprintf(stderr, "%s: %s: %s\n", PROG, file,

@@ -16,6 +16,13 @@
  * kind of file a profile directory holds, xprof_db(5)); it is then read
  * directly and its own data type is used.
  *
+ * profile_file is a binary file of another format (gmon.out(5),
+ * cpuprofile(5), dcpi(5), mpatrol(5)), recognised from its content; its
+ * lossless text form goes to output_file (default: NAME.text, NAME being
+ * the format's short name: gmon, cpuprof, dcpi, mpatrol).  -e names the
+ * executable the profile belongs to and -L forces a layout, for the
+ * formats whose byte order or word size the file does not record.
+ *
  * Exit status: 0 on success, 2 on any trouble.
  */
 #include <errno.h>
@@ -33,6 +40,7 @@
 
 static const char usage_text[] =
 	"usage: " PROG " [-t data_type] profile_directory [output_file]\n"
+	"       " PROG " [-e executable] [-L layout] profile_file [output_file]\n"
 	"       " PROG " -h | -V\n";
 
 /*
@@ -80,7 +88,8 @@ static int parse_type(const char *arg, xp_datatype *type, char **objpath)
  * xp_profdir_open, or a database file directly.
  */
 static int open_input(const char *dir, int type_given, xp_datatype *type,
-                      const char *objpath, xp_fb **fb, xp_diags *d)
+                      const char *objpath, xp_fb **fb, xp_diags *d,
+                      xp_format *foreign)
 {
 	struct stat st;
 	xp_err err;
@@ -90,19 +99,24 @@ static int open_input(const char *dir, int type_given, xp_datatype *type,
 		return -1;
 	}
 	if (S_ISREG(st.st_mode)) {
-		unsigned char head[64];
+		unsigned char head[4096];
 		ssize_t got = -1;
 		int e, fd = open(dir, O_RDONLY | O_CLOEXEC);
 
 		e = errno;
 		if (fd >= 0) {
-			got = read(fd, head, sizeof head);
+			got = pread(fd, head, sizeof head, 0);
 			e = errno;
 			close(fd);
 		}
 		if (got < 0) {
 			fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(e));
 			return -1;
+		}
+		if (got >= 0 &&
+		    xp_format_module(xp_format_detect(head, (size_t)got))) {
+			*foreign = xp_format_detect(head, (size_t)got);
+			return 0;
 		}
 		if (xp_format_detect(head, (size_t)got) !=
 		    XP_FMT_FEEDBACK_DB) {
@@ -185,22 +199,68 @@ static int write_output(const xp_fb *fb, const char *out, xp_diags *d)
 	return 0;
 }
 
+/* A binary file of another format becomes its lossless text. */
+static int foreign_to_text(const char *file, xp_format f, const char *out,
+                           const xp_load_opts *lo, xp_diags *d)
+{
+	xp_prof *p = NULL;
+	char *defout = NULL;
+	xp_err err;
+	int status = 2;
+
+	if (xp_format_is_text(f)) {
+		fprintf(stderr, "%s: %s: a %s already (xprof_atob makes a "
+		        "binary file of it)\n", PROG, file, xp_format_name(f));
+		return 2;
+	}
+	err = xp_prof_open(file, lo, &p, d);
+	tool_print_diags(PROG, d, err, file);
+	if (err != XP_E_OK)
+		return 2;
+	if (out == NULL) {
+		const char *m = xp_format_module(f);
+		defout = malloc(strlen(m) + sizeof ".text");
+		if (defout == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			xp_prof_free(p);
+			return 2;
+		}
+		strcpy(defout, m);
+		strcat(defout, ".text");
+		out = defout;
+	}
+	if (tool_write_prof(PROG, p, 1, out) == 0)
+		status = 0;
+	free(defout);
+	xp_prof_free(p);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	xp_datatype type = XP_DT_FEEDBACK;
 	char *objpath = NULL, *defout = NULL;
 	const char *dir, *out;
 	int c, type_given = 0, status = 2;
+	xp_load_opts lo = { NULL, NULL };
+	xp_format foreign = XP_FMT_UNKNOWN;
 	xp_diags *d = NULL;
 	xp_fb *fb = NULL;
 
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:ht:V")) != -1) {
+	while ((c = getopt(argc, argv, "+:e:hL:t:V")) != -1) {
 		char msg[200];
 
 		switch (c) {
+		case 'e':
+			lo.exe = optarg;
+			break;
 		case 'h':
+			free(objpath);
 			return tool_help(usage_text);
+		case 'L':
+			lo.layout = optarg;
+			break;
 		case 't':
 			if (parse_type(optarg, &type, &objpath) != 0) {
 				snprintf(msg, sizeof msg,
@@ -244,8 +304,25 @@ int main(int argc, char **argv)
 	d = xp_diags_new(0);
 	if (d == NULL)
 		goto nomem;
-	if (open_input(dir, type_given, &type, objpath, &fb, d) != 0)
+	if (open_input(dir, type_given, &type, objpath, &fb, d,
+	               &foreign) != 0)
 		goto done;
+	if (foreign != XP_FMT_UNKNOWN) {
+		if (type_given) {
+			fprintf(stderr, "%s: %s: -t applies to profile "
+			        "directories, not to a %s\n", PROG, dir,
+			        xp_format_name(foreign));
+			goto done;
+		}
+		status = foreign_to_text(dir, foreign,
+		                         argc == 2 ? argv[1] : NULL, &lo, d);
+		goto done;
+	}
+	if (lo.exe != NULL || lo.layout != NULL) {
+		fprintf(stderr, "%s: %s: -e and -L apply to gmon.out, CPU, "
+		        "DCPI and mpatrol profiles only\n", PROG, dir);
+		goto done;
+	}
 	if (argc == 2) {
 		out = argv[1];
 	} else {

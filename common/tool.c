@@ -2,8 +2,10 @@
  * tool.c - the printing and command-line helpers the xprof tools share
  * (see tool.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tool.h"
 
@@ -256,4 +258,75 @@ void tool_json_str(FILE *f, const char *s)
 		p += n + 1;
 	}
 	fputc('"', f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Profiles of any format                                              */
+/* ------------------------------------------------------------------ */
+
+int tool_write_prof(const char *prog, const xp_prof *p, int text,
+                    const char *out)
+{
+	xp_diags *d;
+	xp_afile *af;
+	xp_err err;
+
+	if (strcmp(out, "-") == 0) {
+		if (xp_prof_write_fd(p, text, STDOUT_FILENO) != XP_E_OK) {
+			fprintf(stderr, "%s: <stdout>: %s\n", prog,
+			        strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if ((d = xp_diags_new(0)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	err = xp_afile_open(out, &af, d);
+	if (err == XP_E_OK) {
+		err = xp_prof_write_fd(p, text, xp_afile_fd(af));
+		if (err != XP_E_OK) {
+			int e = errno;
+			xp_afile_abort(af);
+			fprintf(stderr, "%s: %s: %s\n", prog, out,
+			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
+			xp_diags_free(d);
+			return -1;
+		}
+		err = xp_afile_commit(af, d);
+	}
+	tool_print_diags(prog, d, err, out);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : -1;
+}
+
+int tool_open_feedback(const char *prog, const char *path,
+                       const xp_load_opts *lo, xp_fb **out)
+{
+	xp_diags *d = xp_diags_new(0);
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	xp_format f = XP_FMT_UNKNOWN;
+	xp_prof *p = NULL;
+	xp_err err;
+
+	*out = NULL;
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	err = xp_format_probe(path, &f, d);
+	if (err == XP_E_OK && xp_format_module(f) == NULL) {
+		err = xp_open_any(path, out, d);
+	} else if (err == XP_E_OK) {
+		xp_conv_opts co = { lo != NULL ? lo->exe : NULL };
+
+		err = xp_prof_open(path, lo, &p, d);
+		if (err == XP_E_OK)
+			err = xp_prof_to_feedback(p, &co, out, d);
+		xp_prof_free(p);
+	}
+	tool_print_diags(prog, d, err, name);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : -1;
 }

@@ -89,4 +89,24 @@ const char *tool_fmt_u64(char *buf, uint64_t v);
  * as \u00XX, so that any name gives valid JSON. */
 void tool_json_str(FILE *f, const char *s);
 
+/* ------------------------------------------------------------------ */
+/* Profiles of any format                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Writes a profile of a foreign format, its binary form or (text) its
+ * lossless text form, to out: "-" for standard output, otherwise a file
+ * replaced atomically.  Returns 0, or -1 after printing what went wrong.
+ */
+int tool_write_prof(const char *prog, const xp_prof *p, int text,
+                    const char *out);
+/*
+ * Opens a profile of any format as feedback: feedback as xp_open_any()
+ * does, the foreign formats through their conversion to feedback (lo
+ * gives the executable and layout).  Returns 0, or -1 after printing the
+ * diagnostics (warnings are printed either way).
+ */
+int tool_open_feedback(const char *prog, const char *path,
+                       const xp_load_opts *lo, xp_fb **out);
+
 #endif /* XPROF_TOOL_H */

@@ -13,6 +13,11 @@
  * 99% and 99.9% of all counts.  The figures come from xp_summary_new()
  * in the library; this program only prints them.
  *
+ * Profiles of the other formats (gmon.out, CPU, DCPI, mpatrol) are summed
+ * with xp_prof_merge() and handed to the format's own report
+ * (show.h); a format without one is summarized through its conversion
+ * to feedback.
+ *
  * Exit status: 0 on success, 2 on any trouble.
  */
 #include <errno.h>
@@ -22,13 +27,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "show.h"
 #include "tool.h"
 #include "xprof.h"
+
+/* The reports of the foreign formats (merge/show_NAME.c). */
+#define SHOW_REPORT(n) extern const show_report show_report_##n;
+#include "show_reports.h"
+#undef SHOW_REPORT
+
+static const show_report *const reports[] = {
+#define SHOW_REPORT(n) &show_report_##n,
+#include "show_reports.h"
+#undef SHOW_REPORT
+	NULL
+};
 
 #define PROG "xprof_show"
 
 static const char usage_text[] =
-	"usage: " PROG " [-n N] [--format=text|json] FILE...\n"
+	"usage: " PROG " [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT]\n"
+	"       [--call-graph] [--lines] FILE...\n"
 	"       " PROG " -h | -V\n";
 
 /* ------------------------------------------------------------------ */
@@ -313,22 +332,135 @@ fail:
 	return NULL;
 }
 
+/*
+ * Opens every file as a profile of the foreign format f and sums them.
+ * Returns NULL after printing what went wrong.
+ */
+static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o)
+{
+	xp_load_opts lo = { o->exe, o->layout };
+	xp_prof *acc = NULL;
+
+	for (int i = 0; i < nfiles; i++) {
+		xp_diags *d = xp_diags_new(0);
+		xp_prof *p = NULL;
+		xp_err err;
+
+		if (d == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG,
+			        xp_strerror(XP_E_NOMEM));
+			xp_prof_free(acc);
+			return NULL;
+		}
+		err = xp_prof_open(files[i], &lo, &p, d);
+		if (err == XP_E_OK && nfiles == 1) {
+			acc = p;
+			p = NULL;
+		} else if (err == XP_E_OK) {
+			err = xp_prof_merge(&acc, p, 1.0, NULL, files[i], d);
+		}
+		xp_prof_free(p);
+		tool_print_diags(PROG, d, err, files[i]);
+		xp_diags_free(d);
+		if (err != XP_E_OK) {
+			xp_prof_free(acc);
+			return NULL;
+		}
+	}
+	return acc;
+}
+
+/*
+ * The report of a foreign format: its own, or the feedback summary of
+ * its conversion (*fb, for main to print).  Returns -1 when main is to
+ * print *fb, otherwise the exit status.
+ */
+static int show_foreign(const show_opts *o, xp_fb **fb)
+{
+	xp_prof *p = load_foreign(o->files, o->nfiles, o);
+	xp_conv_opts co = { o->exe };
+	xp_diags *d;
+	xp_err err;
+
+	if (p == NULL)
+		return 2;
+	for (size_t i = 0; reports[i] != NULL; i++) {
+		if (reports[i]->fmt == xp_prof_format(p)) {
+			int st = reports[i]->report(stdout, p, o);
+			xp_prof_free(p);
+			return st;
+		}
+	}
+	if (o->call_graph || o->lines) {
+		fprintf(stderr, "%s: %s: --call-graph and --lines have no "
+		        "meaning for a %s\n", PROG, o->files[0],
+		        xp_format_name(xp_prof_format(p)));
+		xp_prof_free(p);
+		return 2;
+	}
+	if ((d = xp_diags_new(0)) == NULL) {
+		xp_prof_free(p);
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	err = xp_prof_to_feedback(p, &co, fb, d);
+	tool_print_diags(PROG, d, err, o->files[0]);
+	xp_diags_free(d);
+	xp_prof_free(p);
+	return err == XP_E_OK ? -1 : 2;
+}
+
+/* The format of every file; 0 when they are all feedback, 1 when they
+ * are all one foreign format, -1 after printing what is wrong. */
+static int classify(char **files, int nfiles)
+{
+	const char *mod0 = NULL;
+
+	for (int i = 0; i < nfiles; i++) {
+		xp_diags *d = xp_diags_new(0);
+		xp_format f = XP_FMT_UNKNOWN;
+		xp_err err = d != NULL ? xp_format_probe(files[i], &f, d)
+		                       : XP_E_NOMEM;
+		const char *mod;
+
+		tool_print_diags(PROG, d, err, files[i]);
+		xp_diags_free(d);
+		if (err != XP_E_OK)
+			return -1;
+		mod = xp_format_module(f);
+		if (i > 0 && (mod == NULL || mod0 == NULL ? mod != mod0
+		                                          : strcmp(mod, mod0) != 0)) {
+			fprintf(stderr, "%s: %s: a %s cannot be summed with "
+			        "the first file's format\n", PROG, files[i],
+			        xp_format_name(f));
+			return -1;
+		}
+		if (i == 0)
+			mod0 = mod;
+	}
+	return mod0 != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'F'},
+		{"call-graph", no_argument, NULL, 'G'},
+		{"lines", no_argument, NULL, 'l'},
+		{"layout", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	size_t top_n = 10;
-	int c, json = 0, status = 2, stdin_uses = 0;
+	int c, json = 0, status = 2, stdin_uses = 0, kind;
+	show_opts so = { PROG, NULL, 0, 10, 0, 0, 0, 0, NULL, NULL };
 	xp_fb *fb = NULL;
 	xp_summary *s = NULL;
 	xp_err err;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hn:V", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:hL:n:V", longopts, NULL)) != -1) {
 		int st;
 
 		switch (c) {
@@ -337,12 +469,25 @@ int main(int argc, char **argv)
 			                             &json)))
 				return st;
 			break;
+		case 'e':
+			so.exe = optarg;
+			break;
+		case 'G':
+			so.call_graph = 1;
+			break;
 		case 'h':
 			return tool_help(usage_text);
+		case 'l':
+			so.lines = 1;
+			break;
+		case 'L':
+			so.layout = optarg;
+			break;
 		case 'n':
 			if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
 			                            &top_n)))
 				return st;
+			so.top_n_given = 1;
 			break;
 		case 'V':
 			return tool_version(PROG);
@@ -361,8 +506,24 @@ int main(int argc, char **argv)
 	if (stdin_uses > 1)
 		return tool_usage_error(PROG, usage_text, "standard input can be read only once");
 
-	if ((fb = load(argv, argc)) == NULL)
+	so.files = argv;
+	so.nfiles = argc;
+	so.top_n = top_n;
+	so.json = json;
+	if ((kind = classify(argv, argc)) < 0)
 		return 2;
+	if (kind == 1) {
+		int st = show_foreign(&so, &fb);
+		if (st >= 0)
+			return st == 0 && fflush(stdout) != 0 ? 2 : st;
+	} else if (so.exe || so.layout || so.call_graph || so.lines) {
+		fprintf(stderr, "%s: %s: -e, -L, --call-graph and --lines "
+		        "apply to gmon.out, CPU, DCPI and mpatrol profiles\n",
+		        PROG, argv[0]);
+		return 2;
+	} else if ((fb = load(argv, argc)) == NULL) {
+		return 2;
+	}
 	err = xp_summary_new(fb, top_n, &s);
 	if (err != XP_E_OK) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
