@@ -1,0 +1,87 @@
+/*
+ * rd.c - the out-of-line parts of the readers of rd.h.
+ */
+#include <stdio.h>
+
+#include "rd.h"
+
+xp_err xp_rd_error(const xp_rd *r, xp_err code, uint64_t off,
+                   const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return xp_diag_bin(r->d, code, r->name, off, "%s", msg);
+}
+
+xp_err xp_rd_need(const xp_rd *r, size_t n, const char *what)
+{
+	if (xp_rd_has(r, n))
+		return XP_E_OK;
+	return xp_rd_error(r, XP_E_CORRUPT, r->pos,
+	                   "truncated %s: %zu bytes needed, %zu left", what, n,
+	                   xp_rd_left(r));
+}
+
+void xp_wbuf_word(xp_wbuf *w, uint64_t v, unsigned size, int big)
+{
+	unsigned char b[8];
+
+	for (unsigned i = 0; i < size; i++) {
+		unsigned shift = big ? 8 * (size - 1 - i) : 8 * i;
+		b[i] = (unsigned char)(v >> shift);
+	}
+	xp_wbuf_write(w, b, size);
+}
+
+void xp_lines_init(xp_lines *l, const void *buf, size_t len,
+                   const char *name, xp_diags *d)
+{
+	l->base = l->p = buf;
+	l->end = l->p + len;
+	l->line = l->p;
+	l->len = 0;
+	l->lineno = 0;
+	l->off = 0;
+	l->name = name;
+	l->d = d;
+}
+
+int xp_lines_next(xp_lines *l)
+{
+	const char *nl;
+
+	if (l->p >= l->end)
+		return 0;
+	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	l->line = l->p;
+	l->len = (size_t)((nl != NULL ? nl : l->end) - l->p);
+	l->off = (uint64_t)(l->p - l->base);
+	l->lineno++;
+	l->p = nl != NULL ? nl + 1 : l->end;
+	return 1;
+}
+
+int xp_lines_final_newline(const xp_lines *l)
+{
+	return l->end == l->base || l->end[-1] == '\n';
+}
+
+xp_err xp_lines_error(const xp_lines *l, xp_err code, const char *at,
+                      const char *fmt, ...)
+{
+	char msg[512];
+	uint32_t col = 1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (at != NULL && at >= l->line && at <= l->line + l->len)
+		col = (uint32_t)(at - l->line) + 1;
+	return xp_diag_text(l->d, code, l->name, l->lineno ? l->lineno : 1,
+	                    col, l->off, l->line, l->len, "%s", msg);
+}
