@@ -17,6 +17,8 @@
 #                             those are told apart from writable data
 #   no output or exit X.o     no reference to stdio output, stdout/stderr,
 #                             exit/abort or assert (which aborts)
+#   libbfd confined           lib/symbolize.c is the only source file that
+#                             includes bfd.h
 #
 # The object checks look at $XP_O/lib/libxprof.a.  Under the sanitizers
 # (XP_SANITIZE=1) the instrumented objects carry the sanitizers' own data
@@ -85,6 +87,17 @@ for src in "$XP_BUILD"/gen/*.c; do
 	    -Wno-unused-function -Wno-sign-compare -Wno-missing-prototypes \
 	    -Igrammar
 done
+
+# libbfd: one file of the library speaks to it, so that the rest builds
+# and reads the same without knowing its types.
+users=$(grep -l '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]bfd\.h[>"]' \
+	lib/*.c lib/*.h grammar/* common/* atob/*.c btoa/*.c merge/*.c \
+	tcov/*.c 2>/dev/null | grep -v '^lib/symbolize\.c$')
+if [ -z "$users" ]; then
+	pass "libbfd confined"
+else
+	fail "libbfd confined: bfd.h included by" $users
+fi
 
 # Objects -----------------------------------------------------------------
 
