@@ -270,3 +270,92 @@ unsigned char *xpo_fix_checksum(const void *buf, size_t len)
 	xp_put_le32(copy + XP_DBH_CRC, xp_crc32c(0, copy, len));
 	return copy;
 }
+
+/* Opens a profile of a foreign format from memory. */
+static xp_err open_prof(const void *buf, size_t len, xp_prof **p,
+                        xp_diags **d)
+{
+	*p = NULL;
+	*d = xp_diags_new(0);
+	if (*d == NULL)
+		return XP_E_NOMEM;
+	return xp_prof_open_mem(buf, len, "input", NULL, p, *d);
+}
+
+xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
+                          size_t whylen)
+{
+	xp_format f = xp_format_detect(buf, len);
+	const char *fname = xp_format_name(f);
+	xp_prof *p = NULL, *q = NULL;
+	xp_diags *d = NULL;
+	unsigned char *bin = NULL, *txt = NULL, *b2 = NULL, *t2 = NULL;
+	size_t binlen, txtlen, b2len, t2len;
+	xpo_result r = XPO_ACCEPTED;
+	xp_err err;
+
+	if (xp_format_module(f) == NULL)
+		return XPO_REJECTED;
+	err = open_prof(buf, len, &p, &d);
+	if (err != XP_E_OK) {
+		if (p != NULL)
+			r = fail(why, whylen, "%s: failed with %s but returned "
+			         "a profile", fname, xp_errname(err));
+		else if (err != XP_E_NOMEM && xp_diags_count(d) == 0)
+			r = fail(why, whylen, "%s: failed with %s without a "
+			         "diagnostic", fname, xp_errname(err));
+		else
+			r = XPO_REJECTED;
+		goto out;
+	}
+	if (xp_prof_format(p) != xp_format_binary(f)) {
+		r = fail(why, whylen, "%s: opened as a %s", fname,
+		         xp_format_name(xp_prof_format(p)));
+		goto out;
+	}
+	if (xp_prof_write_mem(p, 0, &bin, &binlen) != XP_E_OK ||
+	    xp_prof_write_mem(p, 1, &txt, &txtlen) != XP_E_OK)
+		goto out;   /* out of memory: nothing to judge */
+	if (!xp_format_is_text(f) && !same(buf, len, bin, binlen)) {
+		r = fail(why, whylen, "%s: binary -> binary differs at offset "
+		         "%zu (%zu bytes in, %zu out)", fname,
+		         first_diff(buf, len, bin, binlen), len, binlen);
+		goto out;
+	}
+	if (xp_format_detect(txt, txtlen) != xp_format_binary(f) + 1) {
+		r = fail(why, whylen, "%s: its text form is recognised as a %s",
+		         fname, xp_format_name(xp_format_detect(txt, txtlen)));
+		goto out;
+	}
+	xp_diags_free(d);
+	err = open_prof(txt, txtlen, &q, &d);
+	if (err != XP_E_OK) {
+		const xp_diag *g = xp_diags_count(d) ? xp_diags_get(d, 0) : NULL;
+		r = fail(why, whylen, "%s: its own text is refused: %d:%d: %s",
+		         fname, g ? (int)g->line : 0, g ? (int)g->col : 0,
+		         g ? g->msg : xp_errname(err));
+		goto out;
+	}
+	if (xp_prof_write_mem(q, 0, &b2, &b2len) != XP_E_OK ||
+	    xp_prof_write_mem(q, 1, &t2, &t2len) != XP_E_OK)
+		goto out;
+	if (!same(bin, binlen, b2, b2len)) {
+		r = fail(why, whylen, "%s: binary -> text -> binary differs at "
+		         "offset %zu", fname, first_diff(bin, binlen, b2, b2len));
+		goto out;
+	}
+	if (!same(txt, txtlen, t2, t2len)) {
+		r = fail(why, whylen, "%s: text -> text differs at offset %zu",
+		         fname, first_diff(txt, txtlen, t2, t2len));
+		goto out;
+	}
+out:
+	xp_prof_free(p);
+	xp_prof_free(q);
+	xp_diags_free(d);
+	free(bin);
+	free(txt);
+	free(b2);
+	free(t2);
+	return r;
+}

@@ -37,6 +37,15 @@ xpo_result xpo_check_db(const void *buf, size_t len, char *why,
                         size_t whylen);
 
 /*
+ * A profile of a foreign format (gmon.out, CPU, DCPI, mpatrol; binary or
+ * text): a binary input must give its own bytes back, its text form must
+ * be recognised as such and reopen to the same binary bytes and the same
+ * text.  Inputs of no foreign format are XPO_REJECTED at once.
+ */
+xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
+                          size_t whylen);
+
+/*
  * A copy of a would-be database with its checksum field set to the
  * checksum of its bytes, so that mutated inputs reach the checks behind
  * the checksum.  Returns NULL when the input is too short to have the
