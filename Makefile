@@ -57,9 +57,11 @@ BTOA := $(O)/btoa/xprof_btoa
 MERGE := $(O)/merge/xprof_merge
 DIFF := $(O)/merge/xprof_diff
 SHOW := $(O)/merge/xprof_show
+TCOV := $(O)/tcov/xprof_tcov
 TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
          $(if $(wildcard merge/diff.c),$(DIFF)) \
-         $(if $(wildcard merge/show.c),$(SHOW))
+         $(if $(wildcard merge/show.c),$(SHOW)) \
+         $(if $(wildcard tcov/main.c),$(TCOV))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
@@ -88,7 +90,7 @@ TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY)) \
 # Everything a test needs to find, handed to tests/run.sh and its scripts.
 TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
            MERGE='$(abspath $(MERGE))' DIFF='$(abspath $(DIFF))' \
-           SHOW='$(abspath $(SHOW))' \
+           SHOW='$(abspath $(SHOW))' TCOV='$(abspath $(TCOV))' \
            XP_O='$(abspath $(O))' XP_BUILD='$(abspath $(B))' \
            SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' \
            XP_CFLAGS='$(CFLAGS)' XP_LDFLAGS='$(LDFLAGS)' \
@@ -124,7 +126,7 @@ deps:
 	@$(DEPS) --install
 
 $(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
-$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge:
+$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge $(O)/tcov:
 	@mkdir -p $@
 
 # Generated sources ------------------------------------------------------
@@ -182,6 +184,10 @@ $(DIFF): merge/diff.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
 	    $(XLIBS)
 
 $(SHOW): merge/show.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
+
+$(TCOV): tcov/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/tcov
 	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
 	    $(XLIBS)
 
@@ -316,7 +322,8 @@ install: $(LIB) $(TOOLS) $(B)/xprof.pc
 	    '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(MANDIR)/man5'
 	install -m 755 $(TOOLS) '$(DESTDIR)$(BINDIR)'
 	install -m 644 $(LIB) '$(DESTDIR)$(LIBDIR)'
-	install -m 644 lib/xprof.h '$(DESTDIR)$(INCLUDEDIR)'
+	install -m 644 lib/xprof.h $(wildcard lib/xprof_tcov.h) \
+	    '$(DESTDIR)$(INCLUDEDIR)'
 	install -m 644 $(B)/xprof.pc '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc'
 	$(if $(MAN1),install -m 644 $(MAN1) '$(DESTDIR)$(MANDIR)/man1')
 	$(if $(MAN5),install -m 644 $(MAN5) '$(DESTDIR)$(MANDIR)/man5')
@@ -324,6 +331,7 @@ install: $(LIB) $(TOOLS) $(B)/xprof.pc
 uninstall:
 	rm -f $(foreach f,$(notdir $(TOOLS)),'$(DESTDIR)$(BINDIR)/$(f)') \
 	    '$(DESTDIR)$(LIBDIR)/libxprof.a' '$(DESTDIR)$(INCLUDEDIR)/xprof.h' \
+	    '$(DESTDIR)$(INCLUDEDIR)/xprof_tcov.h' \
 	    '$(DESTDIR)$(PKGCONFIGDIR)/xprof.pc' \
 	    $(foreach f,$(notdir $(MAN1)),'$(DESTDIR)$(MANDIR)/man1/$(f)') \
 	    $(foreach f,$(notdir $(MAN5)),'$(DESTDIR)$(MANDIR)/man5/$(f)')
