@@ -57,9 +57,11 @@ BTOA := $(O)/btoa/xprof_btoa
 MERGE := $(O)/merge/xprof_merge
 DIFF := $(O)/merge/xprof_diff
 SHOW := $(O)/merge/xprof_show
+TCOV := $(O)/tcov/xprof_tcov
 TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
          $(if $(wildcard merge/diff.c),$(DIFF)) \
-         $(if $(wildcard merge/show.c),$(SHOW))
+         $(if $(wildcard merge/show.c),$(SHOW)) \
+         $(if $(wildcard tcov/main.c),$(TCOV))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
@@ -90,7 +92,7 @@ TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY)) \
 # Everything a test needs to find, handed to tests/run.sh and its scripts.
 TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
            MERGE='$(abspath $(MERGE))' DIFF='$(abspath $(DIFF))' \
-           SHOW='$(abspath $(SHOW))' \
+           SHOW='$(abspath $(SHOW))' TCOV='$(abspath $(TCOV))' \
            XP_O='$(abspath $(O))' XP_BUILD='$(abspath $(B))' \
            SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' \
            XP_CFLAGS='$(CFLAGS)' XP_LDFLAGS='$(LDFLAGS)' \
@@ -126,7 +128,7 @@ deps:
 	@$(DEPS) --install
 
 $(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
-$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge:
+$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge $(O)/tcov:
 	@mkdir -p $@
 
 # Generated sources ------------------------------------------------------
@@ -199,6 +201,10 @@ $(SHOW): merge/show.c merge/show.h $(SHOW_SRCS) $(B)/gen/show_reports.h $(LIB) \
          $(TOOL_OBJ) common/tool.h | $(O)/merge
 	$(CC) $(XCFLAGS) -Icommon -Imerge $(CFLAGS) $(LDFLAGS) -o $@ merge/show.c \
 	    $(SHOW_SRCS) $(TOOL_OBJ) $(LIB) $(XLIBS)
+
+$(TCOV): tcov/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/tcov
+	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
+	    $(XLIBS)
 
 # Tests -------------------------------------------------------------------
 

@@ -33,7 +33,8 @@ ar binutils
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
 # objdump), bounds every test's time (timeout), counts with awk, and
-# gives a tool a terminal (script) or a slow input (mkfifo).
+# gives a tool a terminal (script) or a slow input (mkfifo); genhtml
+# renders the lcov tracefiles of xprof_tcov.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -46,6 +47,7 @@ script bsdutils
 nm binutils
 objdump binutils
 awk mawk
+genhtml lcov
 "
 
 needs=$build_needs

@@ -1,0 +1,178 @@
+/*
+ * xprof_tcov.h - source line and basic block coverage computed from
+ * feedback profiles, the library side of xprof_tcov(1).
+ *
+ * A coverage (xp_tcov) holds, for every source file a profile names, the
+ * basic blocks compiled from it with their execution counts, the lines
+ * they were compiled from and the procedures they belong to.  It is built
+ * from one profile of any data type (the SRCFILE sections and the
+ * procedures' source mapping tuples with their counters), or from Sun's
+ * pair of test coverage run time data (tcovd) and object file compilation
+ * data (objfd), and it can be written back as test coverage source data
+ * (tcovsd).  xprof_tcov(1) documents every rule used here; the functions
+ * below only compute, the tool prints.
+ *
+ * Conventions are those of xprof.h: functions return an xp_err, problems
+ * and warnings go to a caller-owned xp_diags list, strings returned by
+ * accessors live as long as the xp_tcov they came from.
+ */
+#ifndef XPROF_TCOV_H
+#define XPROF_TCOV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct xp_tcov xp_tcov;
+
+/*
+ * One basic block as seen from one source file.  A block is named by its
+ * object file, procedure and block id; its leader line is the smallest
+ * line of this file it was compiled from, col the smallest column given
+ * for it on that line (0: none given).
+ */
+typedef struct {
+	const char *objfile;
+	const char *proc;
+	uint32_t id;
+	uint32_t line, col;
+	uint64_t count;
+} xp_tcov_block;
+
+/*
+ * One line that at least one block was compiled from.  count is the count
+ * tcov shows for the line: that of the first block that begins on it
+ * (n_leaders > 0), otherwise that of the block covering it whose leader
+ * line is nearest above.  max is the largest count of the blocks covering
+ * it (the line executed when max > 0).
+ */
+typedef struct {
+	uint32_t line;
+	uint32_t n_blocks;   /* blocks compiled (partly) from this line */
+	uint32_t n_leaders;  /* of those, the ones whose leader line it is */
+	uint64_t count;
+	uint64_t max;
+} xp_tcov_line;
+
+/* A procedure with blocks in the file: its first leader line and the
+ * count of its entry block (copies in several object files summed). */
+typedef struct {
+	const char *name;
+	uint32_t line;
+	uint64_t count;
+} xp_tcov_func;
+
+/* One source location of one block, as a tcovsd SRCLINE records it. */
+typedef struct {
+	uint32_t line, col;
+	uint32_t block;  /* index into the file's blocks */
+} xp_tcov_loc;
+
+typedef struct {
+	const char *path;  /* as the profile names the source file */
+	/* Blocks, by leader line, col, object file, procedure, id. */
+	size_t n_blocks, n_blocks_hit;
+	const xp_tcov_block *blocks;
+	uint64_t sum;      /* of the block counts, saturating */
+	/* Lines, ascending. */
+	size_t n_lines, n_lines_hit;
+	const xp_tcov_line *lines;
+	/* Procedures, by line, then name. */
+	size_t n_funcs, n_funcs_hit;
+	const xp_tcov_func *funcs;
+	/* Every (line, col, block), by line, col, then block order. */
+	size_t n_locs;
+	const xp_tcov_loc *locs;
+} xp_tcov_file;
+
+/*
+ * Coverage from one profile: its SRCFILE sections and the source mapping
+ * tuples of its procedures, whose block counts come from the procedures'
+ * counters (see xprof_tcov(1) for the blocks without a counter).  name
+ * names the profile in diagnostics.
+ */
+xp_err xp_tcov_new(const xp_fb *fb, const char *name, xp_tcov **out,
+                   xp_diags *d);
+
+/*
+ * Coverage from Sun's split data: the counters of run time data (tcovd)
+ * laid over the blocks, edges and tuples of the compilation data of each
+ * object file (objfd, n of them, any of them may be NULL).  Object files
+ * whose compilation data is missing use what the run time data itself
+ * holds; a mismatched signature drops the run time counts of that object
+ * file or procedure with a warning.  dir names the data in diagnostics.
+ */
+xp_err xp_tcov_combine(const xp_fb *tcovd, const xp_fb *const *objfd,
+                       size_t n, const char *dir, xp_tcov **out,
+                       xp_diags *d);
+
+void xp_tcov_free(xp_tcov *c);
+
+/* Source files, sorted by path (byte-wise). */
+size_t xp_tcov_n_files(const xp_tcov *c);
+const xp_tcov_file *xp_tcov_file_at(const xp_tcov *c, size_t i);
+
+/* A path remapping, tcov -p: a profile path that starts with from (a
+ * whole number of path components) is read with to in its place. */
+typedef struct {
+	const char *from, *to;
+} xp_tcov_map;
+
+#define XP_TCOV_NONE SIZE_MAX
+
+/*
+ * The file of the coverage that a source file given on the command line
+ * is: the first (remapped) profile path equal to path as given, else the
+ * first whose absolute form (symbolic links resolved where the file
+ * exists, "." and ".." removed otherwise) equals that of path.  Returns
+ * its index or XP_TCOV_NONE.
+ */
+size_t xp_tcov_find(const xp_tcov *c, const char *path,
+                    const xp_tcov_map *maps, size_t n_maps);
+
+/*
+ * The blocks of a file with a count above zero, at most n of them, as
+ * indexes into f->blocks ordered by count descending, then by their order
+ * in f->blocks: *out (the caller frees it) and *count.
+ */
+xp_err xp_tcov_top(const xp_tcov_file *f, size_t n, size_t **out,
+                   size_t *count);
+
+/* The coverage as test coverage source data (tcovsd): one SRCFILE section
+ * per file, one SRCLINE per (line, col), one block ref per block. */
+xp_err xp_tcov_to_fb(const xp_tcov *c, xp_fb **out);
+
+/* What xp_tcov_open() found. */
+typedef struct {
+	xp_datatype source;   /* the data the coverage came from: TCOVD (with
+	                         objfd), TCOVSD or FEEDBACK; for a file, its
+	                         type */
+	int updated;          /* the directory's tcovsd was written */
+	int has_mtime;        /* 0: read from standard input */
+	int64_t mtime_sec;    /* the newest input data file's modification */
+	long mtime_nsec;      /* time */
+} xp_tcov_info;
+
+/*
+ * Opens coverage however it is given.  A profile directory is read as
+ * Sun's tcov reads it: run time data (tcovd) with the compilation data of
+ * objfd/ when there is tcovd; its tcovsd when that is at least as new as
+ * tcovd and every objfd file, otherwise tcovsd is recomputed and, when
+ * update is set, written back under the directory's lock (a failure to
+ * write is a warning); without tcovd, tcovsd; without either, the
+ * feedback data.  Anything else is opened with xp_open_any() and read
+ * with xp_tcov_new().  info may be NULL.
+ */
+xp_err xp_tcov_open(const char *path, int update, xp_tcov **out,
+                    xp_tcov_info *info, xp_diags *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XPROF_TCOV_H */
