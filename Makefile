@@ -64,8 +64,10 @@ TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
          $(if $(wildcard tcov/main.c),$(TCOV))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c
+GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c \
+            $(B)/gen/dcpi_header.tab.c $(B)/gen/dcpi_header.lex.c
 GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
+            $(B)/gen/dcpi_header.tab.h $(B)/gen/dcpi_header.lex.h \
             $(B)/gen/crc32c_table.h $(B)/gen/modules.h
 # The modules of the foreign formats: one lib/fmt_NAME.c each.
 MODULES := $(patsubst lib/fmt_%.c,%,$(sort $(wildcard lib/fmt_*.c)))
@@ -86,8 +88,11 @@ FUZZ_HDRS := $(wildcard tests/fuzz/*.h)
 # The benchmark's generator of large texts also makes the small generated
 # texts of tests/gen.sh.
 BENCH_GEN := $(B)/bench/gen
+# The generator of DCPI profiles that tests/dcpi.sh uses.
+DCPIGEN := $(B)/tests/dcpigen
 TEST_BINS := $(UNIT_BINS) $(if $(REPLAY_SRC),$(REPLAY)) \
-             $(if $(wildcard bench/gen.c),$(BENCH_GEN))
+             $(if $(wildcard bench/gen.c),$(BENCH_GEN)) \
+             $(if $(wildcard tests/dcpigen.c),$(DCPIGEN))
 
 # Everything a test needs to find, handed to tests/run.sh and its scripts.
 TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
@@ -140,6 +145,14 @@ $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.tab.h: grammar/xprof_text.y | $(B)
 $(B)/gen/xprof_text.lex.c $(B)/gen/xprof_text.lex.h: grammar/xprof_text.l | $(B)/gen
 	$(FLEX) $(FLEXFLAGS) --header-file=$(B)/gen/xprof_text.lex.h \
 	    -o $(B)/gen/xprof_text.lex.c $<
+
+$(B)/gen/dcpi_header.tab.c $(B)/gen/dcpi_header.tab.h: grammar/dcpi_header.y | $(B)/gen
+	$(BISON) $(BISONFLAGS) --defines=$(B)/gen/dcpi_header.tab.h \
+	    -o $(B)/gen/dcpi_header.tab.c $<
+
+$(B)/gen/dcpi_header.lex.c $(B)/gen/dcpi_header.lex.h: grammar/dcpi_header.l | $(B)/gen
+	$(FLEX) $(FLEXFLAGS) --header-file=$(B)/gen/dcpi_header.lex.h \
+	    -o $(B)/gen/dcpi_header.lex.c $<
 
 # Rewritten only when the list of modules changes.
 $(B)/gen/modules.h: FORCE | $(B)/gen
@@ -210,6 +223,9 @@ $(TCOV): tcov/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/tcov
 
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB) $(LIB_HDRS) | $(B)/tests
 	$(CC) $(XCFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+
+$(DCPIGEN): tests/dcpigen.c | $(B)/tests
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(REPLAY): tests/fuzz/replay.c $(FUZZ_COMMON) $(FUZZ_HDRS) $(LIB) $(LIB_HDRS) \
           | $(B)/tests
