@@ -133,25 +133,23 @@ xp_err xp_format_probe(const char *path, xp_format *f, xp_diags *d)
 		*f = XP_FMT_FEEDBACK_TEXT;
 		return XP_E_OK;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* A FIFO must not be opened here: whoever writes to it would see
+	 * this reader go away, and the real reader would wait forever. */
+	if (stat(path, &st) != 0)
 		return xp_diag_file(d, errno == ENOENT ? XP_E_NOTFOUND : XP_E_IO,
 		                    path, "%s", strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return xp_diag_file(d, XP_E_IO, path, "%s", strerror(e));
-	}
 	if (S_ISDIR(st.st_mode)) {
-		close(fd);
 		*f = XP_FMT_FEEDBACK_DB;
 		return XP_E_OK;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		close(fd);
 		*f = XP_FMT_FEEDBACK_TEXT;
 		return XP_E_OK;
 	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xp_diag_file(d, errno == ENOENT ? XP_E_NOTFOUND : XP_E_IO,
+		                    path, "%s", strerror(errno));
 	while (got < sizeof head) {
 		ssize_t r = pread(fd, head + got, sizeof head - got, (off_t)got);
 		if (r < 0 && errno == EINTR)

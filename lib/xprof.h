@@ -562,7 +562,8 @@ int xp_format_is_text(xp_format f);
  * Recognises the format of a file.  A directory is a profile directory
  * and gives XP_FMT_FEEDBACK_DB; a pipe, terminal or other file that cannot
  * be read twice gives XP_FMT_FEEDBACK_TEXT, the one format that is parsed
- * while it is read.  XP_E_FORMAT (with a diagnostic) when nothing matches.
+ * while it is read (and is not opened, so that a FIFO keeps its writer).
+ * XP_E_FORMAT (with a diagnostic) when nothing matches.
  */
 xp_err xp_format_probe(const char *path, xp_format *f, xp_diags *d);
 
