@@ -109,8 +109,10 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer
 ASAN_MAKEFLAGS := O=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' \
                   NODEPS=1 XP_SANITIZE=1
+# tests/lsan.supp holds the leaks of libbfd itself (see there).
 ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
-            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
