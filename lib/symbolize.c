@@ -45,6 +45,10 @@ static unsigned sym_flags(const asymbol *s)
 		f |= XP_SYMF_DEBUG;
 	if (s->flags & BSF_FILE)
 		f |= XP_SYMF_FILE;
+	if (s->flags & BSF_OBJECT)
+		f |= XP_SYMF_OBJECT;
+	if (s->flags & BSF_GNU_INDIRECT_FUNCTION)
+		f |= XP_SYMF_IFUNC;
 	return f;
 }
 

@@ -680,6 +680,8 @@ typedef struct {
 #define XP_SYMF_CODE     0x10u  /* defined in a section with code */
 #define XP_SYMF_DEBUG    0x20u  /* a debugging or section symbol */
 #define XP_SYMF_FILE     0x40u  /* a file name (STT_FILE) */
+#define XP_SYMF_OBJECT   0x80u  /* a data object (STT_OBJECT) */
+#define XP_SYMF_IFUNC    0x100u /* an indirect function (STT_GNU_IFUNC) */
 
 /* Opens an executable or shared object.  XP_E_FORMAT when libbfd does
  * not know the file as an object file. */

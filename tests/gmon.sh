@@ -1,0 +1,285 @@
+#!/bin/sh
+# gmon.sh - tests of the gmon.out module (gmon(5)) through the tools.
+#
+#  - every real file of ../shared/realdata/gmon and every file of
+#    tests/gmon goes to text and back to the same bytes, and its text
+#    back to the same text;
+#  - layouts: -L and -e settle them, a header-only file warns that the
+#    layout is ambiguous, a wrong -L is refused;
+#  - every file of tests/bad/gmon is refused with exit status 2, no output
+#    and exactly the stderr in <case>.err;
+#  - xprof_show prints exactly what `gprof -b -p` and `gprof -b -q` print
+#    for the real files (realdata expectations; the static cross files
+#    up to the index of entries that gprof does not print, see gmon(5)),
+#    and for programs built with gcc -pg and run here, live;
+#  - merging the three sortbench runs (by pc and by function) gives a file
+#    on which gprof prints the run123 expectations, a weight of 2 equals
+#    the input twice, and mismatched histograms are refused;
+#  - the conversion to feedback of callcounts gives the expected text.
+#
+# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
+
+: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${XP_O:=$SRCDIR}"
+: "${ATOB:=$XP_O/atob/xprof_atob}"
+: "${BTOA:=$XP_O/btoa/xprof_btoa}"
+: "${MERGE:=$XP_O/merge/xprof_merge}"
+: "${SHOW:=$XP_O/merge/xprof_show}"
+: "${TMPDIR:=/tmp}"
+: "${XP_CC:=cc}"
+
+# Under the sanitizers, leaks inside libbfd itself are not ours to fix.
+LSAN_OPTIONS=suppressions=$SRCDIR/tests/gmon/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+export LSAN_OPTIONS
+
+failed=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+
+work=$(mktemp -d "$TMPDIR/gmon.XXXXXX") || exit 2
+real=$SRCDIR/../shared/realdata/gmon
+here=$SRCDIR/tests/gmon
+bad=$SRCDIR/tests/bad/gmon
+
+# --- lossless round trips ----------------------------------------------------
+for f in "$real"/*.gmon.out "$real"/*.gmon.sum "$here"/*.gmon; do
+	n=rt-$(basename "$f")
+	rm -f "$work/t1" "$work/b1" "$work/t2"
+	if ! "$BTOA" "$f" "$work/t1" 2> "$work/err"; then
+		fail "$n" "xprof_btoa failed: $(cat "$work/err")"
+	elif ! "$ATOB" "$work/t1" "$work/b1" 2> "$work/err"; then
+		fail "$n" "xprof_atob failed: $(cat "$work/err")"
+	elif ! cmp -s "$f" "$work/b1"; then
+		fail "$n" "binary -> text -> binary differs"
+	elif ! "$BTOA" "$work/b1" "$work/t2" 2> "$work/err" ||
+	     ! cmp -s "$work/t1" "$work/t2"; then
+		fail "$n" "text -> binary -> text differs"
+	else
+		pass "$n"
+	fi
+done
+
+# The text of a small file, exactly (the form gmon(5) describes).
+if "$BTOA" "$here/gnu-be64-bb.gmon" - > "$work/out" 2> "$work/err" &&
+    cmp -s "$work/out" "$here/gnu-be64-bb.text"; then
+	pass text-exact
+else
+	fail text-exact "$(diff "$here/gnu-be64-bb.text" "$work/out" | head -5)"
+fi
+
+# --- layouts -------------------------------------------------------------------
+"$BTOA" "$here/header-only.gmon" - > /dev/null 2> "$work/err"
+if grep -q 'warning: the layout is ambiguous' "$work/err"; then
+	pass layout-ambiguous-warns
+else
+	fail layout-ambiguous-warns "no warning: $(cat "$work/err")"
+fi
+if "$BTOA" -L le32 "$here/header-only.gmon" - 2> "$work/err" |
+    grep -q '^layout le32$' && [ ! -s "$work/err" ]; then
+	pass layout-forced
+else
+	fail layout-forced "$(cat "$work/err")"
+fi
+if "$BTOA" -e "$real/callcounts_ppc" "$real/callcounts_ppc.gmon.out" - \
+    2> "$work/err" | grep -q '^layout be32$'; then
+	pass layout-from-executable
+else
+	fail layout-from-executable "$(cat "$work/err")"
+fi
+"$BTOA" -L le32 "$real/callcounts.gmon.out" - > "$work/out" 2> "$work/err"
+st=$?
+if [ "$st" = 2 ] && [ ! -s "$work/out" ] &&
+    grep -q 'offset 0x15: histogram of 4728 bins covers an empty range' \
+        "$work/err"; then
+	pass layout-wrong-refused
+else
+	fail layout-wrong-refused "status $st: $(cat "$work/err")"
+fi
+"$BTOA" -L xx64 "$real/callcounts.gmon.out" - > /dev/null 2> "$work/err"
+if [ $? = 2 ] && grep -q "unknown layout 'xx64'" "$work/err"; then
+	pass layout-unknown
+else
+	fail layout-unknown "$(cat "$work/err")"
+fi
+
+# --- bad inputs ---------------------------------------------------------------
+for f in "$bad"/*; do
+	case $f in *.err) continue ;; esac
+	b=$(basename "$f")
+	rm -f "$work/out"
+	case $b in
+	*.text) (cd "$bad" && "$ATOB" "$b" "$work/out") 2> "$work/err" ;;
+	*) (cd "$bad" && "$BTOA" "$b" "$work/out") 2> "$work/err" ;;
+	esac
+	st=$?
+	if [ "$st" != 2 ]; then
+		fail "bad-$b" "exit status $st, not 2"
+	elif [ -e "$work/out" ]; then
+		fail "bad-$b" "an output file was written"
+	elif ! cmp -s "$work/err" "$f.err"; then
+		fail "bad-$b" "stderr differs: $(cat "$work/err")"
+	else
+		pass "bad-$b"
+	fi
+done
+
+# --- reports against gprof's --------------------------------------------------
+# check_show NAME EXE DATA [MASK]: flat profile and call graph.
+check_show() {
+	name=$1 exe=$2 data=$3 mask=$4
+	"$SHOW" -e "$real/$exe" "$real/$data" > "$work/p" 2> "$work/err"
+	if cmp -s "$work/p" "$real/$name.gprof-b-p.expected.txt"; then
+		pass "show-flat-$name"
+	else
+		fail "show-flat-$name" "$(diff "$real/$name.gprof-b-p.expected.txt" \
+		    "$work/p" | head -5) $(cat "$work/err")"
+	fi
+	"$SHOW" --call-graph -e "$real/$exe" "$real/$data" > "$work/q" \
+	    2> "$work/err"
+	# The call graph follows the flat profile after a form feed.
+	sed '1,/^\f$/d' "$work/q" > "$work/q2"
+	cp "$real/$name.gprof-b-q.expected.txt" "$work/q3"
+	if [ -n "$mask" ]; then
+		sed 's/\[[0-9][0-9][0-9]\]/[N]/g' "$work/q2" > "$work/q4"
+		mv "$work/q4" "$work/q2"
+		sed 's/\[[0-9][0-9][0-9]\]/[N]/g' "$work/q3" > "$work/q4"
+		mv "$work/q4" "$work/q3"
+	fi
+	if cmp -s "$work/q2" "$work/q3"; then
+		pass "show-graph-$name"
+	else
+		fail "show-graph-$name" "$(diff "$work/q3" "$work/q2" | head -5)"
+	fi
+}
+check_show callcounts callcounts_pg callcounts.gmon.out
+check_show callcounts32 callcounts_pg32 callcounts32.gmon.out
+check_show callcounts_ppc callcounts_ppc callcounts_ppc.gmon.out mask
+check_show callcounts_s390x callcounts_s390x callcounts_s390x.gmon.out mask
+check_show sortbench sortbench_pg sortbench.gmon.out
+check_show sortbench.run1 sortbench_pg sortbench.run1.gmon.out
+check_show sortbench.run2 sortbench_pg sortbench.run2.gmon.out
+check_show sortbench.run3 sortbench_pg sortbench.run3.gmon.out
+check_show sortbench.run123.sum sortbench_pg sortbench.run123.gmon.sum
+check_show sortbench32 sortbench_pg32 sortbench32.gmon.out
+
+# Several files are summed first, as gprof sums the files it is given.
+runs="$real/sortbench.run1.gmon.out $real/sortbench.run2.gmon.out
+$real/sortbench.run3.gmon.out"
+# shellcheck disable=SC2086
+if "$SHOW" -e "$real/sortbench_pg" $runs > "$work/p" 2> "$work/err" &&
+    cmp -s "$work/p" "$real/sortbench.run123-multi.gprof-b-p.expected.txt"; then
+	pass show-three-runs
+else
+	fail show-three-runs "$(cat "$work/err")"
+fi
+
+if (cd "$real" && "$SHOW" --format=json --call-graph -e sortbench_pg \
+    sortbench.gmon.out) > "$work/j" 2> "$work/err" &&
+    cmp -s "$work/j" "$here/sortbench.json"; then
+	pass show-json
+else
+	fail show-json "$(diff "$here/sortbench.json" "$work/j" | head -5)"
+fi
+"$SHOW" "$real/callcounts.gmon.out" > "$work/out" 2> "$work/err"
+if [ $? = 2 ] && grep -q 'needs the executable (-e)' "$work/err"; then
+	pass show-needs-executable
+else
+	fail show-needs-executable "$(cat "$work/err")"
+fi
+
+# --- merging ------------------------------------------------------------------
+if command -v gprof > /dev/null 2>&1; then
+	for how in pc function; do
+		opt=
+		[ $how = function ] && opt="--by-function -e $real/sortbench_pg"
+		rm -f "$work/m"
+		# shellcheck disable=SC2086
+		if ! "$MERGE" $opt -o "$work/m" $runs 2> "$work/err"; then
+			fail "merge-$how" "xprof_merge failed: $(cat "$work/err")"
+			continue
+		fi
+		gprof -b -p "$real/sortbench_pg" "$work/m" > "$work/p" 2>&1
+		gprof -b -q "$real/sortbench_pg" "$work/m" > "$work/q" 2>&1
+		if cmp -s "$work/p" \
+		        "$real/sortbench.run123-multi.gprof-b-p.expected.txt" &&
+		    cmp -s "$work/q" \
+		        "$real/sortbench.run123-multi.gprof-b-q.expected.txt"; then
+			pass "merge-$how-gprof"
+		else
+			fail "merge-$how-gprof" "gprof prints otherwise on the sum"
+		fi
+	done
+else
+	fail merge-gprof "gprof is not installed (binutils)"
+fi
+r1=$real/sortbench.run1.gmon.out
+"$MERGE" -o "$work/w2" -w "2,$r1" 2> "$work/err"
+"$MERGE" -o "$work/x2" "$r1" "$r1" 2>> "$work/err"
+if cmp -s "$work/w2" "$work/x2" && [ ! -s "$work/err" ]; then
+	pass merge-weight
+else
+	fail merge-weight "a weight of 2 differs from the input twice"
+fi
+rm -f "$work/m"
+"$MERGE" -o "$work/m" "$real/callcounts.gmon.out" "$real/sortbench.gmon.out" \
+    2> "$work/err"
+if [ $? = 2 ] && [ ! -e "$work/m" ] &&
+    grep -q 'sortbench.gmon.out: histogram scale differs from the merged' \
+        "$work/err"; then
+	pass merge-mismatch-refused
+else
+	fail merge-mismatch-refused "$(cat "$work/err")"
+fi
+rm -f "$work/m"
+"$MERGE" -o "$work/m" "$real/callcounts.gmon.out" \
+    "$real/callcounts_ppc.gmon.out" 2> "$work/err"
+if [ $? = 2 ] && grep -q 'layout be32 differs' "$work/err"; then
+	pass merge-layout-refused
+else
+	fail merge-layout-refused "$(cat "$work/err")"
+fi
+
+# --- feedback -----------------------------------------------------------------
+rm -rf "$work/fb.profile"
+if (cd "$real" && "$MERGE" --feedback -e callcounts_pg \
+        -o "$work/fb.profile" callcounts.gmon.out) 2> "$work/err" &&
+    "$BTOA" "$work/fb.profile" "$work/fb.text" 2>> "$work/err" &&
+    cmp -s "$work/fb.text" "$here/callcounts.feedback"; then
+	pass feedback
+else
+	fail feedback "$(cat "$work/err") $(diff "$here/callcounts.feedback" \
+	    "$work/fb.text" | head -5)"
+fi
+
+# --- live: programs built with gcc -pg and run here ----------------------------
+live() {
+	name=$1 src=$2
+	if ! (cd "$work" && $XP_CC -pg -O1 -g -o "$name" "$src") \
+	    > "$work/err" 2>&1; then
+		fail "live-$name" "gcc -pg failed: $(cat "$work/err")"
+		return
+	fi
+	rm -f "$work/gmon.out"
+	(cd "$work" && "./$name" > /dev/null)
+	for o in p q; do
+		gprof -b -$o "$work/$name" "$work/gmon.out" > "$work/g.$o" 2>&1
+	done
+	"$SHOW" --call-graph -e "$work/$name" "$work/gmon.out" > "$work/s" \
+	    2> "$work/err"
+	printf '\f\n' > "$work/ff"
+	cat "$work/g.p" "$work/ff" "$work/g.q" > "$work/g"
+	if cmp -s "$work/s" "$work/g"; then
+		pass "live-$name"
+	else
+		fail "live-$name" "$(diff "$work/g" "$work/s" | head -5)"
+	fi
+}
+if command -v gprof > /dev/null 2>&1; then
+	live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c"
+	live cycle "$here/cycle.c"
+else
+	fail live "gprof is not installed (binutils)"
+fi
+
+rm -rf "$work"
+exit $failed
