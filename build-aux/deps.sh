@@ -33,7 +33,9 @@ ar binutils
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
 # objdump), bounds every test's time (timeout), counts with awk, and
-# gives a tool a terminal (script) or a slow input (mkfifo).
+# gives a tool a terminal (script) or a slow input (mkfifo); the CPU
+# profile tests compare with google-pprof and go tool pprof on a program
+# they build with -lprofiler.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -46,6 +48,9 @@ script bsdutils
 nm binutils
 objdump binutils
 awk mawk
+google-pprof google-perftools
+/usr/include/gperftools/profiler.h libgoogle-perftools-dev
+go golang-go
 "
 
 needs=$build_needs
