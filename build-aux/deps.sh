@@ -34,7 +34,9 @@ ar binutils
 # patches binary files (od, dd), inspects the library's symbols (nm,
 # objdump), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
-# renders the lcov tracefiles of xprof_tcov.
+# renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
+# with google-pprof and go tool pprof on a program they build with
+# -lprofiler.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -48,6 +50,9 @@ nm binutils
 objdump binutils
 awk mawk
 genhtml lcov
+google-pprof google-perftools
+/usr/include/gperftools/profiler.h libgoogle-perftools-dev
+go golang-go
 "
 
 needs=$build_needs

@@ -1,0 +1,325 @@
+#!/bin/sh
+# cpuprof.sh - gperftools CPU profiles (cpuprofile(5)) through the tools:
+#
+#  - every real file of ../shared/realdata/gperftools and every file of
+#    tests/fuzz/corpus/cpuprof goes to text and back to the same bytes,
+#    and its text back to the same text;
+#  - every file of tests/bad/cpuprof is rejected with exit status 2, no
+#    output file and exactly the stderr in tests/cpuprof/bad/NAME.err;
+#  - xprof_show agrees with what google-pprof --text printed for the real
+#    files (exactly where the profiled machine's libraries are here), and
+#    with go tool pprof on the Java profile;
+#  - merging: sums, weights, --rescale, and a profile whose executable
+#    was loaded elsewhere (rebased, not mixed);
+#  - live: a program built with -lprofiler is profiled twice; xprof_show
+#    must print what google-pprof --text (and --lines) prints; the merged
+#    file must give google-pprof and go tool pprof what they give for the
+#    two inputs at once; the conversion to feedback feeds xprof_diff.
+#
+# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
+
+: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${XP_O:=$SRCDIR}"
+: "${ATOB:=$XP_O/atob/xprof_atob}"
+: "${BTOA:=$XP_O/btoa/xprof_btoa}"
+: "${MERGE:=$XP_O/merge/xprof_merge}"
+: "${SHOW:=$XP_O/merge/xprof_show}"
+: "${DIFF:=$XP_O/merge/xprof_diff}"
+: "${TMPDIR:=/tmp}"
+: "${XP_CC:=cc}"
+
+# Under the sanitizers, libbfd's own leak (tests/cpuprof/lsan.supp) is
+# not ours to report.
+if [ "${XP_SANITIZE:-}" = 1 ]; then
+	LSAN_OPTIONS=suppressions=$SRCDIR/tests/cpuprof/lsan.supp
+	export LSAN_OPTIONS
+fi
+
+failed=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+
+work=$(mktemp -d "$TMPDIR/cpuprof.XXXXXX") || exit 2
+real=$(cd "$SRCDIR/../shared/realdata/gperftools" 2>/dev/null && pwd)
+here=$SRCDIR/tests/cpuprof
+
+# --- lossless text form ---------------------------------------------------
+for f in "$real"/*.prof "$real"/*.cpu "$SRCDIR"/tests/fuzz/corpus/cpuprof/*; do
+	[ -f "$f" ] || continue
+	n=cpuprof-roundtrip-$(basename "$f")
+	case $f in
+	*.text)
+		if "$ATOB" "$f" "$work/rt.bin" 2>"$work/err" &&
+		    "$BTOA" "$work/rt.bin" "$work/rt.text" 2>>"$work/err" &&
+		    cmp -s "$f" "$work/rt.text"; then
+			pass "$n"
+		else
+			fail "$n" "not the same text back: $(head -3 "$work/err")"
+		fi
+		rm -f "$work/rt.text" "$work/rt.bin"
+		continue ;;
+	esac
+	if "$BTOA" "$f" "$work/rt.text" 2>"$work/err" &&
+	    "$ATOB" "$work/rt.text" "$work/rt.bin" 2>>"$work/err" &&
+	    cmp -s "$f" "$work/rt.bin" &&
+	    "$BTOA" "$work/rt.bin" "$work/rt2.text" 2>>"$work/err" &&
+	    cmp -s "$work/rt.text" "$work/rt2.text"; then
+		pass "$n"
+	else
+		fail "$n" "not the same bytes back: $(head -3 "$work/err")"
+	fi
+	rm -f "$work/rt.text" "$work/rt.bin" "$work/rt2.text"
+done
+"$BTOA" "$real/fib32.prof" - 2>/dev/null | head -n 3 > "$work/head"
+printf 'CPUPROF-TEXT 1\nlayout 32le\nheader 0 3 0 1000 0\n' > "$work/head.exp"
+if cmp -s "$work/head" "$work/head.exp"; then
+	pass cpuprof-text-header-32le
+else
+	fail cpuprof-text-header-32le "unexpected text header"
+fi
+"$BTOA" "$real/fib_s390x.prof" - 2>/dev/null | sed -n 2p > "$work/layout"
+if [ "$(cat "$work/layout")" = "layout 64be" ]; then
+	pass cpuprof-text-layout-64be
+else
+	fail cpuprof-text-layout-64be "got $(cat "$work/layout")"
+fi
+if "$BTOA" "$real/profile_testdata_java.cpu" - 2>/dev/null |
+    grep -q '^header 0 3 1 10000 0$'; then
+	pass cpuprof-text-java-header
+else
+	fail cpuprof-text-java-header "the Java variant's header is wrong"
+fi
+
+# --- bad inputs -----------------------------------------------------------
+for f in "$SRCDIR"/tests/bad/cpuprof/*; do
+	b=$(basename "$f")
+	n=cpuprof-bad-$b
+	rm -f "$work/out"
+	case $b in
+	*.text) (cd "$SRCDIR/tests/bad/cpuprof" &&
+	         "$ATOB" "$b" "$work/out") 2>"$work/err" ;;
+	*) (cd "$SRCDIR/tests/bad/cpuprof" &&
+	    "$BTOA" "$b" "$work/out") 2>"$work/err" ;;
+	esac
+	st=$?
+	if [ "$st" != 2 ]; then
+		fail "$n" "exit status $st, not 2"
+	elif [ -e "$work/out" ]; then
+		fail "$n" "an output file was written"
+	elif ! cmp -s "$work/err" "$here/bad/$b.err"; then
+		fail "$n" "stderr differs: $(head -2 "$work/err")"
+	else
+		pass "$n"
+	fi
+done
+
+# --- reports of the real files --------------------------------------------
+for pair in fib:fib_prof fib_nopie:fib_prof_nopie; do
+	f=${pair%%:*} exe=${pair#*:}
+	n=cpuprof-show-$f
+	if "$SHOW" -e "$real/$exe" "$real/$f.prof" >"$work/show" 2>"$work/err" &&
+	    cmp -s "$work/show" "$real/$f.google-pprof-text.expected.txt"; then
+		pass "$n"
+	else
+		fail "$n" "differs from google-pprof --text"
+		diff "$work/show" "$real/$f.google-pprof-text.expected.txt" >&2
+	fi
+done
+# The i386 and s390x libraries are not on this machine: their frames stay
+# addresses, every other line must be google-pprof's own.
+for pair in fib32:fib_prof32 fib_s390x:fib_prof_s390x; do
+	f=${pair%%:*} exe=${pair#*:}
+	n=cpuprof-show-$f
+	exp=$real/$f.google-pprof-text.expected.txt
+	if ! "$SHOW" -e "$real/$exe" "$real/$f.prof" >"$work/show" 2>"$work/err"
+	then
+		fail "$n" "xprof_show failed: $(cat "$work/err")"
+		continue
+	fi
+	bad=$(grep -v ' [0-9a-f]\{8,16\}$' "$work/show" | while IFS= read -r l; do
+		grep -qxF "$l" "$exp" || echo "$l"; done)
+	if [ -n "$bad" ] || [ "$(wc -l < "$work/show")" != "$(wc -l < "$exp")" ]
+	then
+		fail "$n" "lines google-pprof did not print: $bad"
+	else
+		pass "$n"
+	fi
+done
+# go tool pprof -top -symbolize=none on the Java profile: the same
+# functions with the same flat and cumulative samples (10 ms each).
+"$SHOW" "$real/profile_testdata_java.cpu" 2>"$work/err" |
+	awk 'NR > 1 { print $1 * 10, $4 * 10, $6 }' | sort > "$work/java.ours"
+awk 'NF == 6 && $1 != "flat" {
+	f = $1; c = $4; sub(/ms$/, "", f); sub(/ms$/, "", c); print f, c, $6 }' \
+	"$real/profile_testdata_java.cpu.go-pprof-top.expected.txt" |
+	sort > "$work/java.go"
+if [ -s "$work/java.go" ] && cmp -s "$work/java.ours" "$work/java.go"; then
+	pass cpuprof-show-java
+else
+	fail cpuprof-show-java "differs from go tool pprof -top"
+	diff "$work/java.ours" "$work/java.go" | head >&2
+fi
+if (cd "$real" && "$SHOW" --format=json -e fib_prof fib.prof) \
+    >"$work/json" 2>"$work/err" && cmp -s "$work/json" "$here/fib.json"; then
+	pass cpuprof-show-json
+else
+	fail cpuprof-show-json "differs from tests/cpuprof/fib.json"
+	diff "$work/json" "$here/fib.json" | head >&2
+fi
+
+# --- merging --------------------------------------------------------------
+cp "$real/fib.prof" "$work/a.prof"
+total() { sed -n 's/^Total: \([0-9]*\) samples$/\1/p' "$1"; }
+if "$MERGE" -o "$work/m.prof" "$work/a.prof" "$work/a.prof" 2>"$work/err" &&
+    "$SHOW" -e "$real/fib_prof" "$work/m.prof" >"$work/s1" &&
+    "$SHOW" -e "$real/fib_prof" "$work/a.prof" "$work/a.prof" >"$work/s2" &&
+    cmp -s "$work/s1" "$work/s2" && [ "$(total "$work/s1")" = 678 ]; then
+	pass cpuprof-merge-sum
+else
+	fail cpuprof-merge-sum "$(cat "$work/err")"
+fi
+if "$MERGE" -o "$work/w.prof" -w 3,"$work/a.prof" 2>"$work/err" &&
+    "$SHOW" -e "$real/fib_prof" "$work/w.prof" >"$work/s1" &&
+    [ "$(total "$work/s1")" = 1017 ]; then
+	pass cpuprof-merge-weight
+else
+	fail cpuprof-merge-weight "$(cat "$work/err")"
+fi
+# A period of 2000 us: refused, or rescaled to 1000 us (counts doubled).
+"$BTOA" "$work/a.prof" - | sed 's/^header 0 3 0 1000 0$/header 0 3 0 2000 0/' \
+	> "$work/p2.text"
+"$ATOB" "$work/p2.text" "$work/p2.prof"
+"$MERGE" -o "$work/r.prof" "$work/a.prof" "$work/p2.prof" 2>"$work/err"
+st=$?
+printf '%s\n' "xprof_merge: $work/p2.prof: sampling period 2000 us differs from 1000 us of the profiles before it (rescale to merge)" > "$work/err.exp"
+if [ "$st" = 2 ] && [ ! -e "$work/r.prof" ] && cmp -s "$work/err" "$work/err.exp"
+then
+	pass cpuprof-merge-period-refused
+else
+	fail cpuprof-merge-period-refused "status $st: $(cat "$work/err")"
+fi
+if "$MERGE" --rescale -o "$work/r.prof" "$work/a.prof" "$work/p2.prof" \
+    2>"$work/err" && "$SHOW" -e "$real/fib_prof" "$work/r.prof" >"$work/s1" &&
+    [ "$(total "$work/s1")" = 1017 ]; then
+	pass cpuprof-merge-rescale
+else
+	fail cpuprof-merge-rescale "$(cat "$work/err")"
+fi
+# The same executable loaded 16 MiB higher in another process: its PCs
+# must be moved back, so the sum reads like the profile twice.
+"$BTOA" "$work/a.prof" - | perl -ne '
+	BEGIN { ($lo, $hi, $d) = (0x56245ce1f000, 0x56245ce24000, 0x1000000) }
+	if (/^sample /) {
+		s/0x([0-9a-f]+)/my $v = hex($1);
+		  sprintf("0x%x", $v >= $lo && $v <= $hi ? $v + $d : $v)/ge;
+	} elsif (/^map ([0-9a-f]+)-([0-9a-f]+)( .*fib_prof)$/) {
+		$_ = sprintf("map %x-%x%s\n", hex($1) + $d, hex($2) + $d, $3);
+	}
+	print' > "$work/moved.text"
+"$ATOB" "$work/moved.text" "$work/moved.prof"
+if "$MERGE" -o "$work/mv.prof" "$work/a.prof" "$work/moved.prof" \
+    2>"$work/err" && "$SHOW" -e "$real/fib_prof" "$work/mv.prof" >"$work/s1" &&
+    "$SHOW" -e "$real/fib_prof" "$work/a.prof" "$work/a.prof" >"$work/s2" &&
+    cmp -s "$work/s1" "$work/s2" &&
+    ! "$SHOW" -e "$real/fib_prof" "$work/moved.prof" | cmp -s - "$work/s1"
+then
+	pass cpuprof-merge-rebased
+else
+	fail cpuprof-merge-rebased "the moved executable was not rebased"
+fi
+if "$MERGE" -o "$work/j.prof" "$real/profile_testdata_java.cpu" \
+    "$work/a.prof" 2>"$work/err"; then
+	fail cpuprof-merge-java-cpp "a Java and a C++ profile were merged"
+else
+	pass cpuprof-merge-java-cpp
+fi
+
+# --- live: google-pprof and go tool pprof ----------------------------------
+if ! command -v google-pprof >/dev/null 2>&1 ||
+   ! [ -e /usr/include/gperftools/profiler.h ]; then
+	fail cpuprof-live "google-pprof or libprofiler missing (build-aux/deps.sh)"
+	exit 1
+fi
+cd "$work" || exit 2
+# No inlining: libbfd gives no inlined-frame chains (cpuprofile(5) BUGS).
+if ! $XP_CC -O0 -g -o fibprog "$SRCDIR/../shared/realdata/src/fib.c" \
+    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
+	fail cpuprof-live-build "$(cat "$work/err")"
+	exit 1
+fi
+for i in 1 2; do
+	CPUPROFILE=$work/run$i.prof CPUPROFILE_FREQUENCY=1000 \
+		./fibprog 29 >/dev/null 2>&1
+done
+for i in 1 2; do
+	for mode in "" --lines; do
+		n=cpuprof-live-pprof-run$i${mode:+-lines}
+		google-pprof --text $mode ./fibprog run$i.prof >pp.txt 2>/dev/null
+		if "$SHOW" $mode -e ./fibprog run$i.prof >ours.txt 2>err &&
+		    [ -s pp.txt ] && cmp -s pp.txt ours.txt; then
+			pass "$n"
+		else
+			fail "$n" "differs from google-pprof --text $mode"
+			diff pp.txt ours.txt | head >&2
+		fi
+	done
+	n=cpuprof-live-roundtrip-run$i
+	if "$BTOA" run$i.prof rt.text && "$ATOB" rt.text rt.prof &&
+	    cmp -s rt.prof run$i.prof; then
+		pass "$n"
+	else
+		fail "$n" "not the same bytes back"
+	fi
+done
+"$MERGE" -o merged.prof run1.prof run2.prof 2>err
+google-pprof --text ./fibprog merged.prof >pp.txt 2>/dev/null
+google-pprof --text ./fibprog run1.prof run2.prof >pp2.txt 2>/dev/null
+"$SHOW" -e ./fibprog run1.prof run2.prof >ours.txt 2>err
+if [ -s pp.txt ] && cmp -s pp.txt ours.txt; then
+	pass cpuprof-live-merged-pprof
+else
+	fail cpuprof-live-merged-pprof "google-pprof on the merged file differs"
+	diff pp.txt ours.txt | head >&2
+fi
+if [ -n "$(total pp.txt)" ] && [ "$(total pp.txt)" = "$(total pp2.txt)" ]; then
+	pass cpuprof-live-merged-pprof-total
+else
+	fail cpuprof-live-merged-pprof-total "$(total pp.txt) != $(total pp2.txt)"
+fi
+if command -v go >/dev/null 2>&1; then
+	HOME=$work GOCACHE=$work/gocache go tool pprof -top -symbolize=local \
+		fibprog merged.prof >go1.txt 2>/dev/null
+	HOME=$work GOCACHE=$work/gocache go tool pprof -top -symbolize=local \
+		fibprog run1.prof run2.prof >go2.txt 2>/dev/null
+	if [ -s go1.txt ] && cmp -s go1.txt go2.txt; then
+		pass cpuprof-live-merged-go-pprof
+	else
+		fail cpuprof-live-merged-go-pprof "go tool pprof differs"
+		diff go1.txt go2.txt | head >&2
+	fi
+else
+	fail cpuprof-live-merged-go-pprof "go missing (build-aux/deps.sh)"
+fi
+
+# --- conversion to feedback -------------------------------------------------
+flat=$(awk '$6 == "fib" { print $1 }' ours.txt)
+if "$MERGE" --feedback -e ./fibprog -o fb.profile run1.prof run2.prof \
+    2>err && "$BTOA" fb.profile fb.text 2>>err &&
+    awk -v f="$flat" '/^PROC: fib / { p = 1; next } p && /^1 / { print $2; exit }' \
+    fb.text | grep -qx "$flat" && grep -q '^SRCFILE: .*fib\.c' fb.text; then
+	pass cpuprof-feedback
+else
+	fail cpuprof-feedback "$(cat err)"
+fi
+"$DIFF" -e ./fibprog run1.prof run1.prof >/dev/null 2>err
+s1=$?
+"$DIFF" -e ./fibprog run1.prof run2.prof >/dev/null 2>>err
+s2=$?
+if [ "$s1" = 0 ] && [ "$s2" = 1 ]; then
+	pass cpuprof-feedback-diff
+else
+	fail cpuprof-feedback-diff "exit statuses $s1 and $s2: $(cat err)"
+fi
+
+rm -rf "$work"
+exit "$failed"
