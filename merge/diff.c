@@ -12,6 +12,11 @@
  * -v adds every differing counter.  The comparison itself is
  * xp_cmp_new() in the library; this program only prints it.
  *
+ * A and B may also be profiles of the other formats (gmon.out, CPU,
+ * DCPI, mpatrol profiles, binary or text); each is compared through its
+ * conversion to feedback (xp_prof_to_feedback, with -e naming the
+ * executable and -L forcing a layout).
+ *
  * Exit status, as cmp(1): 0 the profiles are equal, 1 they differ,
  * 2 trouble.
  */
@@ -29,7 +34,7 @@
 #define PROG "xprof_diff"
 
 static const char usage_text[] =
-	"usage: " PROG " [-sv] [-n N] [--format=text|json] A B\n"
+	"usage: " PROG " [-sv] [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT] A B\n"
 	"       " PROG " -h | -V\n";
 
 /* ------------------------------------------------------------------ */
@@ -633,29 +638,18 @@ static int print_json(const report *r)
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
-static xp_fb *open_profile(const char *path, xp_diags *d)
-{
-	xp_fb *fb = NULL;
-	xp_err err = xp_open_any(path, &fb, d);
-
-	if (err != XP_E_OK) {
-		tool_print_diags(PROG, d, err, path);
-		return NULL;
-	}
-	return fb;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'F'},
+		{"layout", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	report r;
 	int c, silent = 0, json = 0, status = 2;
-	xp_diags *d = NULL;
+	xp_load_opts lo = { NULL, NULL };
 	xp_fb *a = NULL, *b = NULL;
 	xp_cmp *cmp = NULL;
 	xp_err err;
@@ -663,7 +657,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	r.top_n = 10;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hn:svV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:hL:n:svV", longopts, NULL)) != -1) {
 		int st;
 
 		switch (c) {
@@ -672,8 +666,14 @@ int main(int argc, char **argv)
 			                             &json)))
 				return st;
 			break;
+		case 'e':
+			lo.exe = optarg;
+			break;
 		case 'h':
 			return tool_help(usage_text);
+		case 'L':
+			lo.layout = optarg;
+			break;
 		case 'n':
 			if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
 			                            &r.top_n)))
@@ -702,15 +702,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[0], "-") == 0 && strcmp(argv[1], "-") == 0)
 		return tool_usage_error(PROG, usage_text, "only one of A and B can be standard input");
 
-	d = xp_diags_new(0);
-	if (d == NULL)
-		goto nomem;
-	if ((a = open_profile(argv[0], d)) == NULL)
-		goto done;
-	xp_diags_free(d);
-	if ((d = xp_diags_new(0)) == NULL)
-		goto nomem;
-	if ((b = open_profile(argv[1], d)) == NULL)
+	if (tool_open_feedback(PROG, argv[0], &lo, &a) != 0 ||
+	    tool_open_feedback(PROG, argv[1], &lo, &b) != 0)
 		goto done;
 	err = xp_cmp_new(a, b, &cmp);
 	if (err != XP_E_OK) {
@@ -741,6 +734,5 @@ done:
 	xp_cmp_free(cmp);
 	xp_fb_free(a);
 	xp_fb_free(b);
-	xp_diags_free(d);
 	return status;
 }

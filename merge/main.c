@@ -13,6 +13,12 @@
  * directory is locked for the whole run and its existing data is one more
  * input, so that concurrent runs adding to one directory lose nothing.
  *
+ * Inputs of the other formats (gmon.out, CPU, DCPI, mpatrol profiles,
+ * binary or text) are summed by their module's rules with
+ * xp_prof_merge(); all inputs must then be of that one format, and the
+ * output is a file of it (its text form with --text), or with --feedback
+ * the conversion of the sum to feedback, in a profile directory.
+ *
  * Exit status: 0 on success (warnings allowed), 2 on any trouble.
  */
 #include <errno.h>
@@ -32,7 +38,8 @@
 
 static const char usage_text[] =
 	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
-	"       [--scale=F] [--sparse] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
+	"       [--scale=F] [--sparse] [-e EXECUTABLE] [-L LAYOUT] [--by-function] [--rescale]\n"
+	"       [--feedback] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
 	"       " PROG " -h | -V\n";
 
 static int usage_error(const char *msg, const char *arg)
@@ -54,6 +61,14 @@ typedef struct {
 	int have_type;         /* the first input's data type is known */
 	xp_datatype type;
 	char *objfile;         /* objfd: the object file of the inputs */
+	/* The other formats. */
+	int kind;              /* 0: no input yet, 1: feedback, 2: foreign */
+	xp_format fmt;         /* the first input's format */
+	const char *first;     /* the first input's name */
+	xp_prof *prof;         /* the sum so far */
+	xp_load_opts lo;
+	xp_prof_merge_opts pmo;
+	double scale;
 } run;
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -96,6 +111,66 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 	tool_print_diags_q(PROG, d, err, name, r->quiet);
 }
 
+/*
+ * Checks that path is of the same kind as the inputs so far (feedback, or
+ * one foreign format) and records the first.  Returns the kind (1 or 2),
+ * or -1 after printing what is wrong.
+ */
+static int input_kind(run *r, const char *path, const char *name)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_format f = XP_FMT_UNKNOWN;
+	xp_err err = d != NULL ? xp_format_probe(path, &f, d) : XP_E_NOMEM;
+	const char *mod;
+	int kind;
+
+	if (err != XP_E_OK) {
+		print_diags(r, d, err, name);
+		xp_diags_free(d);
+		return -1;
+	}
+	xp_diags_free(d);
+	mod = xp_format_module(f);
+	kind = mod != NULL ? 2 : 1;
+	if (r->kind == 0) {
+		r->kind = kind;
+		r->fmt = f;
+		r->first = name;
+	} else if (kind != r->kind ||
+	           (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0)) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: a %s cannot be merged with %s, a %s\n",
+		        PROG, name, xp_format_name(f), r->first,
+		        xp_format_name(r->fmt));
+		return -1;
+	}
+	return kind;
+}
+
+/* Opens one input of a foreign format and adds it to the sum. */
+static int add_foreign(run *r, const char *path, const char *name,
+                       double weight)
+{
+	xp_diags *d = xp_diags_new(MAX_DIAGS);
+	xp_prof *p = NULL;
+	xp_err err;
+
+	if (!d) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	err = xp_prof_open(path, &r->lo, &p, d);
+	if (err == XP_E_OK)
+		err = xp_prof_merge(&r->prof, p, weight * r->scale, &r->pmo,
+		                    name, d);
+	print_diags(r, d, err, name);
+	xp_prof_free(p);
+	xp_diags_free(d);
+	r->done++;
+	show_progress(r);
+	return err == XP_E_OK ? 0 : -1;
+}
+
 /* Opens one input and adds it; returns 0 on success. */
 static int add_input(run *r, const char *path, double weight)
 {
@@ -105,6 +180,16 @@ static int add_input(run *r, const char *path, double weight)
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	if (!d) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	switch (input_kind(r, path, name)) {
+	case 1:
+		break;
+	case 2:
+		xp_diags_free(d);
+		return add_foreign(r, path, name, weight);
+	default:
+		xp_diags_free(d);
 		return -1;
 	}
 	err = xp_open_any(path, &fb, d);
@@ -286,7 +371,8 @@ static xp_err write_text(const xp_fb *fb, const char *out, xp_diags *d)
 	return xp_afile_commit(f, d);
 }
 
-enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE };
+enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
+       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK };
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -297,6 +383,10 @@ static const struct option long_opts[] = {
 	{"mismatch", required_argument, NULL, OPT_MISMATCH},
 	{"scale", required_argument, NULL, OPT_SCALE},
 	{"sparse", no_argument, NULL, OPT_SPARSE},
+	{"layout", required_argument, NULL, 'L'},
+	{"by-function", no_argument, NULL, OPT_BYFUNC},
+	{"rescale", no_argument, NULL, OPT_RESCALE},
+	{"feedback", no_argument, NULL, OPT_FEEDBACK},
 	{"weight", required_argument, NULL, 'w'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -307,7 +397,10 @@ int main(int argc, char **argv)
 {
 	xp_merge_opts mo = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
 	const char *out = NULL;
-	int accumulate = 0, text = 0, quiet = 0, c;
+	int accumulate = 0, text = 0, quiet = 0, c, to_feedback = 0;
+	const char *fb_only = NULL;   /* an option for feedback inputs only */
+	xp_load_opts lo = { NULL, NULL };
+	xp_prof_merge_opts pmo = { NULL, 0, 0 };
 	const char **weighted = calloc((size_t)argc + 1, sizeof *weighted);
 	size_t nweighted = 0;
 	int status = 2;
@@ -317,7 +410,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:aqw:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:aqw:e:L:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -342,7 +435,23 @@ int main(int argc, char **argv)
 		case OPT_TEXT:
 			text = 1;
 			break;
+		case 'e':
+			lo.exe = pmo.exe = optarg;
+			break;
+		case 'L':
+			lo.layout = optarg;
+			break;
+		case OPT_BYFUNC:
+			pmo.by_function = 1;
+			break;
+		case OPT_RESCALE:
+			pmo.rescale = 1;
+			break;
+		case OPT_FEEDBACK:
+			to_feedback = 1;
+			break;
 		case OPT_MODE:
+			fb_only = "--mode";
 			if (strcmp(optarg, "sum") == 0)
 				mo.mode = XP_MERGE_SUM;
 			else if (strcmp(optarg, "max") == 0)
@@ -355,6 +464,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_MISMATCH:
+			fb_only = "--mismatch";
 			if (strcmp(optarg, "error") == 0)
 				mo.mismatch = XP_MISMATCH_ERROR;
 			else if (strcmp(optarg, "skip") == 0)
@@ -374,6 +484,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_SPARSE:
+			fb_only = "--sparse";
 			mo.sparse = 1;
 			break;
 		case 'h':
@@ -407,8 +518,18 @@ int main(int argc, char **argv)
 		return usage_error("no input", NULL);
 	}
 
+	if (accumulate && to_feedback) {
+		free(weighted);
+		return usage_error("--accumulate adds feedback to a profile "
+		                   "directory; --feedback is for other formats",
+		                   NULL);
+	}
+
 	run r = {0};
 	r.quiet = quiet;
+	r.lo = lo;
+	r.pmo = pmo;
+	r.scale = mo.scale;
 	r.progress = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.m = xp_merger_new(&mo);
@@ -453,6 +574,42 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (r.kind == 2) {
+		clear_progress(&r);
+		if (accumulate || fb_only) {
+			fprintf(stderr, "%s: %s applies to feedback, not to a "
+			        "%s\n", PROG, accumulate ? "--accumulate" : fb_only,
+			        xp_format_name(r.fmt));
+			goto done;
+		}
+		if (to_feedback) {
+			xp_conv_opts co = { lo.exe };
+
+			err = xp_prof_to_feedback(r.prof, &co, &res, d);
+			print_diags(&r, d, err, r.first);
+			if (err)
+				goto done;
+			xp_diags_free(d);
+			if ((d = xp_diags_new(MAX_DIAGS)) == NULL)
+				goto done;
+			err = text ? write_text(res, out, d)
+			           : xp_profdir_write(out, res, d);
+			if (err) {
+				print_diags(&r, d, err, out);
+				goto done;
+			}
+		} else if (tool_write_prof(PROG, r.prof, text, out) != 0) {
+			goto done;
+		}
+		status = 0;
+		goto done;
+	}
+	if (lo.exe || lo.layout || pmo.by_function || pmo.rescale) {
+		clear_progress(&r);
+		fprintf(stderr, "%s: -e, -L, --by-function and --rescale apply "
+		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
+		goto done;
+	}
 	if (accumulate && add_existing(&r, out) != 0)
 		goto done;
 	clear_progress(&r);
@@ -483,6 +640,7 @@ done:
 	xp_diags_free(d);
 	free(weighted);
 	free(r.objfile);
+	xp_prof_free(r.prof);
 	if (fflush(stdout) != 0 && status == 0) {
 		fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
 		status = 2;
