@@ -114,7 +114,7 @@ static int foreign_to_binary(const char *file, xp_format f, const char *out,
 	tool_print_diags(PROG, d, err, file);
 	if (err == XP_E_OK &&
 	    tool_write_prof(PROG, p, 0, out != NULL ? out
-	                              : xp_prof_default_name(f)) == 0)
+	                              : xp_prof_default_name(xp_prof_format(p))) == 0)
 		status = 0;
 	xp_prof_free(p);
 	return status;

@@ -218,7 +218,7 @@ static int foreign_to_text(const char *file, xp_format f, const char *out,
 	if (err != XP_E_OK)
 		return 2;
 	if (out == NULL) {
-		const char *m = xp_format_module(f);
+		const char *m = xp_format_module(xp_prof_format(p));
 		defout = malloc(strlen(m) + sizeof ".text");
 		if (defout == NULL) {
 			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));

@@ -164,6 +164,21 @@ static xp_diag *add(xp_diags *d, xp_err code, const char *file,
 	return dg;
 }
 
+void xp_diags_append(xp_diags *dst, const xp_diags *src)
+{
+	for (size_t i = 0; src != NULL && i < src->n; i++) {
+		const xp_diag *g = &src->v[i];
+		size_t tl = g->text != NULL ? strlen(g->text) : 0;
+		xp_diag *n = add(dst, g->code, g->file, g->offset, g->line,
+		                 g->col, xstrdup(g->msg, strlen(g->msg)),
+		                 g->text != NULL ? xstrdup(g->text, tl) : NULL);
+		if (n != NULL)
+			n->severity = g->severity;
+	}
+	if (dst != NULL && src != NULL)
+		dst->dropped += src->dropped;
+}
+
 xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
                     uint32_t line, uint32_t col, uint64_t line_off,
                     const char *line_text, size_t line_len,

@@ -41,6 +41,19 @@ const xp_module *xp_module_of(xp_format f)
 	return NULL;
 }
 
+const xp_module *xp_module_next(const xp_module *m)
+{
+	size_t i = 0;
+
+	if (m != NULL) {
+		while (modules[i] != NULL && modules[i] != m)
+			i++;
+		if (modules[i] != NULL)
+			i++;
+	}
+	return modules[i];
+}
+
 xp_format xp_format_detect(const void *head, size_t len)
 {
 	const unsigned char *p = head;

@@ -261,6 +261,8 @@ xp_err xp_diag_bin(xp_diags *d, xp_err code, const char *file,
 /* Adds a warning with no position ("prog: file: warning: msg"). */
 void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Adds copies of every diagnostic of src to dst (its cap applying). */
+void xp_diags_append(xp_diags *dst, const xp_diags *src);
 /* Adds a diagnostic with no position ("prog: file: msg"). */
 xp_err xp_diag_file(xp_diags *d, xp_err code, const char *file,
                     const char *fmt, ...)

@@ -49,6 +49,9 @@ typedef struct xp_module {
 	void (*free)(void *m);
 } xp_module;
 
+/* The modules in registry order: the first for NULL, then the one
+ * after m; NULL after the last. */
+const xp_module *xp_module_next(const xp_module *m);
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);
 

@@ -19,42 +19,98 @@ struct xp_prof {
 
 static const xp_load_opts no_load_opts;
 
-xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
-                        const xp_load_opts *o, xp_prof **out, xp_diags *d)
+/* Reads buf as the binary (text == 0) or text form of mod. */
+static xp_err try_read(const xp_module *mod, int text, const unsigned char *p,
+                       size_t len, const char *name, const xp_load_opts *o,
+                       xp_prof **out, xp_diags *d)
 {
-	const unsigned char *p = buf;
-	xp_format f = xp_format_detect(p, len);
-	const xp_module *mod = xp_module_of(f);
-	xp_prof *pr;
+	xp_prof *pr = calloc(1, sizeof *pr);
 	xp_err err;
 
 	*out = NULL;
-	if (o == NULL)
-		o = &no_load_opts;
-	if (mod == NULL) {
-		if (f == XP_FMT_UNKNOWN)
-			return xp_diag_file(d, XP_E_FORMAT, name,
-			                    "not a profile in any format this "
-			                    "program knows");
-		return xp_diag_file(d, XP_E_FORMAT, name,
-		                    "a %s, not a gmon.out, CPU, DCPI or "
-		                    "mpatrol profile", xp_format_name(f));
-	}
-	pr = calloc(1, sizeof *pr);
 	if (pr == NULL)
 		return XP_E_NOMEM;
 	pr->mod = mod;
-	pr->source = f;
-	if (f == mod->fmt)
-		err = mod->read(p, len, name, o, &pr->model, d);
-	else
-		err = mod->read_text(p, len, name, o, &pr->model, d);
+	pr->source = text ? mod->text_fmt : mod->fmt;
+	err = text ? mod->read_text(p, len, name, o, &pr->model, d)
+	           : mod->read(p, len, name, o, &pr->model, d);
 	if (err != XP_E_OK) {
 		free(pr);
 		return err;
 	}
 	*out = pr;
 	return XP_E_OK;
+}
+
+/*
+ * Formats without a magic number (BSD gmon.out files, CPU profiles) can
+ * both claim the same first bytes.  Every module that recognises the
+ * input is tried, in the order of the registry, and the first that reads
+ * it whole wins; when none does, the first one's diagnostics are given,
+ * followed by one line for each other format that was tried.
+ */
+xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
+                        const xp_load_opts *o, xp_prof **out, xp_diags *d)
+{
+	const unsigned char *p = buf;
+	xp_format f = xp_format_detect(p, len);
+	xp_diags *first = NULL, *others;
+	xp_err first_err = XP_E_FORMAT;
+
+	*out = NULL;
+	if (o == NULL)
+		o = &no_load_opts;
+	if (f == XP_FMT_UNKNOWN)
+		return xp_diag_file(d, XP_E_FORMAT, name,
+		                    "not a profile in any format this program "
+		                    "knows");
+	if (xp_module_of(f) == NULL)
+		return xp_diag_file(d, XP_E_FORMAT, name,
+		                    "a %s, not a gmon.out, CPU, DCPI or "
+		                    "mpatrol profile", xp_format_name(f));
+	if ((others = xp_diags_new(0)) == NULL)
+		return XP_E_NOMEM;
+	for (int text = 0; text < 2; text++) {
+		for (const xp_module *mod = xp_module_next(NULL); mod != NULL;
+		     mod = xp_module_next(mod)) {
+			xp_diags *t;
+			xp_err err;
+
+			if (!(text ? mod->detect_text(p, len)
+			           : mod->detect(p, len)))
+				continue;
+			if ((t = xp_diags_new(0)) == NULL) {
+				first_err = XP_E_NOMEM;
+				goto out;
+			}
+			err = try_read(mod, text, p, len, name, o, out, t);
+			if (err == XP_E_OK || err == XP_E_NOMEM) {
+				xp_diags_append(d, t);
+				xp_diags_free(t);
+				xp_diags_free(first);
+				xp_diags_free(others);
+				return err;
+			}
+			if (first == NULL) {
+				first = t;
+				first_err = err;
+				continue;
+			}
+			if (xp_diags_count(t) > 0)
+				xp_diag_file(others, err, name,
+				             "not a %s either: %s",
+				             xp_format_name(text ? mod->text_fmt
+				                                 : mod->fmt),
+				             xp_diags_get(t, 0)->msg);
+			xp_diags_free(t);
+		}
+	}
+out:
+	xp_diags_append(d, first);
+	xp_diags_append(d, others);
+	xp_diags_free(first);
+	xp_diags_free(others);
+	return first_err;
 }
 
 xp_err xp_prof_open(const char *path, const xp_load_opts *o, xp_prof **out,

@@ -308,11 +308,10 @@ xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
 			r = XPO_REJECTED;
 		goto out;
 	}
-	if (xp_prof_format(p) != xp_format_binary(f)) {
-		r = fail(why, whylen, "%s: opened as a %s", fname,
-		         xp_format_name(xp_prof_format(p)));
-		goto out;
-	}
+	/* A file without a magic number may be read by another module
+	 * than the first that recognised it (see xp_prof_open_mem). */
+	f = xp_prof_source_format(p);
+	fname = xp_format_name(f);
 	if (xp_prof_write_mem(p, 0, &bin, &binlen) != XP_E_OK ||
 	    xp_prof_write_mem(p, 1, &txt, &txtlen) != XP_E_OK)
 		goto out;   /* out of memory: nothing to judge */
@@ -322,7 +321,7 @@ xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
 		         first_diff(buf, len, bin, binlen), len, binlen);
 		goto out;
 	}
-	if (xp_format_detect(txt, txtlen) != xp_format_binary(f) + 1) {
+	if (xp_format_detect(txt, txtlen) != xp_prof_format(p) + 1) {
 		r = fail(why, whylen, "%s: its text form is recognised as a %s",
 		         fname, xp_format_name(xp_format_detect(txt, txtlen)));
 		goto out;
