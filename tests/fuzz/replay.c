@@ -22,80 +22,11 @@
 #include <sys/stat.h>
 
 #include "oracle.h"
-#include "xprof.h"
 
 struct tally {
 	unsigned long files, texts, dbs, profs, violations, unreadable;
 	int verbose;
 };
-
-/*
- * A profile of a foreign format: a binary input must write back its own
- * bytes; its text must reopen to the same binary and the same text; a
- * refusal must come with a diagnostic.  Returns 1 when accepted, 0 when
- * rejected, -1 (with why) when a promise broke.
- */
-static int check_prof(const unsigned char *buf, size_t len, char *why,
-                      size_t whylen)
-{
-	xp_format f = xp_format_detect(buf, len);
-	xp_diags *d = xp_diags_new(0);
-	xp_prof *p = NULL, *q = NULL;
-	unsigned char *bin = NULL, *txt = NULL, *b2 = NULL, *t2 = NULL;
-	size_t bl = 0, tl = 0, b2l = 0, t2l = 0;
-	int r = 1;
-	xp_err err;
-
-	if (d == NULL)
-		return 0;
-	err = xp_prof_open_mem(buf, len, "input", NULL, &p, d);
-	if (err != XP_E_OK) {
-		r = 0;
-		if (p != NULL || (err != XP_E_NOMEM && xp_diags_count(d) == 0)) {
-			snprintf(why, whylen, "%s refused without a diagnostic",
-			         xp_errname(err));
-			r = -1;
-		}
-		goto out;
-	}
-	if (xp_prof_write_mem(p, 0, &bin, &bl) != XP_E_OK ||
-	    xp_prof_write_mem(p, 1, &txt, &tl) != XP_E_OK)
-		goto out;
-	if (!xp_format_is_text(f) &&
-	    (bl != len || (len > 0 && memcmp(bin, buf, len) != 0))) {
-		snprintf(why, whylen, "%s: binary -> binary differs",
-		         xp_format_name(f));
-		r = -1;
-		goto out;
-	}
-	xp_diags_free(d);
-	d = xp_diags_new(0);
-	if (d == NULL ||
-	    xp_prof_open_mem(txt, tl, "text", NULL, &q, d) != XP_E_OK) {
-		snprintf(why, whylen, "%s: its own text is refused",
-		         xp_format_name(f));
-		r = -1;
-		goto out;
-	}
-	if (xp_prof_write_mem(q, 0, &b2, &b2l) != XP_E_OK ||
-	    xp_prof_write_mem(q, 1, &t2, &t2l) != XP_E_OK)
-		goto out;
-	if (b2l != bl || (bl > 0 && memcmp(bin, b2, bl) != 0) || t2l != tl ||
-	    (tl > 0 && memcmp(txt, t2, tl) != 0)) {
-		snprintf(why, whylen, "%s: text round trip differs",
-		         xp_format_name(f));
-		r = -1;
-	}
-out:
-	xp_prof_free(p);
-	xp_prof_free(q);
-	xp_diags_free(d);
-	free(bin);
-	free(txt);
-	free(b2);
-	free(t2);
-	return r;
-}
 
 static unsigned char *read_all(const char *path, size_t *len)
 {
@@ -169,14 +100,16 @@ static void replay_file(const char *path, struct tally *t)
 		}
 	}
 	free(fixed);
-	{
-		int rp = check_prof(buf, len, why, sizeof why);
-		if (rp < 0) {
-			printf("FAIL %s: foreign format: %s\n", path, why);
-			t->violations++;
-		} else if (rp > 0) {
-			t->profs++;
-		}
+	switch (xpo_check_prof(buf, len, why, sizeof why)) {
+	case XPO_VIOLATION:
+		printf("FAIL %s: foreign format: %s\n", path, why);
+		t->violations++;
+		break;
+	case XPO_ACCEPTED:
+		t->profs++;
+		break;
+	case XPO_REJECTED:
+		break;
 	}
 	if (t->verbose && rt != XPO_VIOLATION && rd != XPO_VIOLATION)
 		printf("ok %s: %s\n", path,
