@@ -71,27 +71,16 @@ xp_err cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,
 	return XP_E_OK;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A run of hex digits at s[*i] (1..16 of them) into *v. */
 static int hexrun(const char *s, size_t len, size_t *i, uint64_t *v)
 {
 	size_t st = *i;
 
 	*v = 0;
-	while (*i < len && hexval((unsigned char)s[*i]) >= 0) {
+	while (*i < len && xp_hexval((unsigned char)s[*i]) >= 0) {
 		if (*i - st == 16)
 			return -1;
-		*v = *v << 4 | (uint64_t)hexval((unsigned char)s[*i]);
+		*v = *v << 4 | (uint64_t)xp_hexval((unsigned char)s[*i]);
 		(*i)++;
 	}
 	return *i > st ? 0 : -1;
@@ -129,7 +118,7 @@ int cp_line(const char *s, size_t len, xp_cpuprof_map *m, const char **path,
 		return CP_LINE_BUILD;
 	}
 	/* A mapping line: hex digits at the start of the line, then '-'. */
-	while (i < len && hexval((unsigned char)s[i]) >= 0)
+	while (i < len && xp_hexval((unsigned char)s[i]) >= 0)
 		i++;
 	if (i == 0 || i >= len || s[i] != '-')
 		return CP_LINE_OTHER;

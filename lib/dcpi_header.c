@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "dcpi_header.h"
+#include "rd.h"
 #include "dcpi_header.tab.h"
 
 int xpd_parse(yyscan_t scanner, xpd_parser *P);
@@ -156,15 +157,6 @@ static int dec64(const char *s, size_t n, uint64_t *v)
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return c - 'A' + 10;
-}
-
 /* Hexadecimal digits into *v; -1 past 64 bits. */
 static int hex64(const char *s, size_t n, uint64_t *v)
 {
@@ -173,7 +165,7 @@ static int hex64(const char *s, size_t n, uint64_t *v)
 	for (size_t i = 0; i < n; i++) {
 		if (x >> 60)
 			return -1;
-		x = x << 4 | (uint64_t)hexval((unsigned char)s[i]);
+		x = x << 4 | (uint64_t)xp_hexval((unsigned char)s[i]);
 	}
 	*v = x;
 	return 0;

@@ -42,23 +42,6 @@ static void puts_w(xp_wbuf *w, const char *s)
 	xp_wbuf_write(w, s, strlen(s));
 }
 
-static void printf_w(xp_wbuf *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void printf_w(xp_wbuf *w, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		xp_wbuf_write(w, buf, (size_t)n < sizeof buf ? (size_t)n
-		                                             : sizeof buf - 1);
-}
-
 static void hex_w(xp_wbuf *w, const unsigned char *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -79,7 +62,7 @@ static void str_w(xp_wbuf *w, const unsigned char *p, size_t n)
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
 			xp_wbuf_write(w, &p[i], 1);
 		else
-			printf_w(w, "\\x%02x", p[i]);
+			xp_wbuf_printf(w, "\\x%02x", p[i]);
 	}
 	xp_wbuf_write(w, "\"", 1);
 }
@@ -88,23 +71,23 @@ static void bins_w(xp_wbuf *w, const xp_gmon_hist *h)
 {
 	for (uint32_t i = 0; i < h->n_bins; i++)
 		if (h->bins[i] != 0)
-			printf_w(w, "bin %u %u\n", i, h->bins[i]);
+			xp_wbuf_printf(w, "bin %u %u\n", i, h->bins[i]);
 }
 
 xp_err xp_gmon_write_text(const void *m, xp_wbuf *w)
 {
 	const xp_gmon *g = m;
 
-	printf_w(w, "%s 1\nlayout %s\n", keyword,
+	xp_wbuf_printf(w, "%s 1\nlayout %s\n", keyword,
 	         xp_gmon_layout_name(g->big, g->addr_bytes));
 	if (g->flavor == XP_GMON_GNU) {
 		puts_w(w, "header gnu spare ");
 		hex_w(w, g->spare, 12);
 		puts_w(w, "\n");
 	} else if (g->flavor == XP_GMON_BSD) {
-		printf_w(w, "header bsd ncnt %u\n", g->ncnt);
+		xp_wbuf_printf(w, "header bsd ncnt %u\n", g->ncnt);
 	} else {
-		printf_w(w, "header bsd44 ncnt %u rate %u spare ", g->ncnt,
+		xp_wbuf_printf(w, "header bsd44 ncnt %u rate %u spare ", g->ncnt,
 		         g->hists[0].prof_rate);
 		hex_w(w, g->spare, 12);
 		puts_w(w, "\n");
@@ -114,11 +97,11 @@ xp_err xp_gmon_write_text(const void *m, xp_wbuf *w)
 
 		if (rc->type == XP_GMON_HIST) {
 			const xp_gmon_hist *h = &g->hists[rc->index];
-			printf_w(w, "hist low_pc 0x%llx high_pc 0x%llx bins %u",
+			xp_wbuf_printf(w, "hist low_pc 0x%llx high_pc 0x%llx bins %u",
 			         (unsigned long long)h->low_pc,
 			         (unsigned long long)h->high_pc, h->n_bins);
 			if (g->flavor == XP_GMON_GNU) {
-				printf_w(w, " rate %u dimen ", h->prof_rate);
+				xp_wbuf_printf(w, " rate %u dimen ", h->prof_rate);
 				str_w(w, h->dimen, 15);
 				puts_w(w, " abbrev ");
 				str_w(w, &h->abbrev, 1);
@@ -127,7 +110,7 @@ xp_err xp_gmon_write_text(const void *m, xp_wbuf *w)
 			bins_w(w, h);
 		} else if (rc->type == XP_GMON_ARC) {
 			const xp_gmon_arc *a = &g->arcs[rc->index];
-			printf_w(w, "arc from_pc 0x%llx self_pc 0x%llx count "
+			xp_wbuf_printf(w, "arc from_pc 0x%llx self_pc 0x%llx count "
 			         "%llu\n", (unsigned long long)a->from_pc,
 			         (unsigned long long)a->self_pc,
 			         (unsigned long long)a->count);
@@ -135,7 +118,7 @@ xp_err xp_gmon_write_text(const void *m, xp_wbuf *w)
 			puts_w(w, "bb\n");
 			for (size_t k = 0; k < rc->n; k++) {
 				const xp_gmon_bb *b = &g->bbs[rc->index + k];
-				printf_w(w, "block 0x%llx %llu\n",
+				xp_wbuf_printf(w, "block 0x%llx %llu\n",
 				         (unsigned long long)b->addr,
 				         (unsigned long long)b->count);
 			}
@@ -244,17 +227,6 @@ static xp_err kw_number(tok *t, const char *kw, uint64_t max, uint64_t *out)
 	return err != XP_E_OK ? err : number(t, kw, max, out);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits into bytes: exactly n bytes, or any number when n is 0
  * (then *out is malloc'd and *got its length). */
 static xp_err hexbytes(tok *t, const char *what, unsigned char *fixed,
@@ -275,7 +247,7 @@ static xp_err hexbytes(tok *t, const char *what, unsigned char *fixed,
 			return XP_E_NOMEM;
 	}
 	for (size_t i = 0; i < len; i += 2) {
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		int hi = xp_hexval(s[i]), lo = xp_hexval(s[i + 1]);
 		if (hi < 0 || lo < 0) {
 			if (n == 0)
 				free(p);
@@ -323,9 +295,9 @@ static xp_err qstring(tok *t, const char *what, unsigned char *buf,
 				c = (unsigned char)t->p[1];
 				t->p += 2;
 			} else if (t->p + 3 < t->end && t->p[1] == 'x' &&
-			           hexval(t->p[2]) >= 0 && hexval(t->p[3]) >= 0) {
-				c = (unsigned char)(hexval(t->p[2]) << 4 |
-				                    hexval(t->p[3]));
+			           xp_hexval(t->p[2]) >= 0 && xp_hexval(t->p[3]) >= 0) {
+				c = (unsigned char)(xp_hexval(t->p[2]) << 4 |
+				                    xp_hexval(t->p[3]));
 				t->p += 4;
 			} else {
 				return xp_lines_error(t->l, XP_E_SYNTAX, e,

@@ -42,23 +42,6 @@ int mp_detect_text(const unsigned char *head, size_t len)
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
 
-static void put(xp_wbuf *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(xp_wbuf *w, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		xp_wbuf_write(w, buf, (size_t)n < sizeof buf ? (size_t)n
-		                                             : sizeof buf - 1);
-}
-
 /* Bytes p[0..n) as a quoted string. */
 static void put_str(xp_wbuf *w, const char *p, size_t n)
 {
@@ -83,7 +66,7 @@ static void put_str(xp_wbuf *w, const char *p, size_t n)
 
 static void put_four(xp_wbuf *w, const char *label, const uint64_t v[4])
 {
-	put(w, " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, label,
+	xp_wbuf_printf(w, " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, label,
 	    v[0], v[1], v[2], v[3]);
 }
 
@@ -92,51 +75,51 @@ xp_err mp_write_text(const void *mv, xp_wbuf *w)
 	const xp_mpatrol *m = mv;
 	size_t off;
 
-	put(w, "%s1\n", keyword);
-	put(w, "layout %s\n", xp_mpatrol_layout_name(m));
-	put(w, "version %" PRIu64 "\n", m->version);
-	put(w, "bounds %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", m->sbound,
+	xp_wbuf_printf(w, "%s1\n", keyword);
+	xp_wbuf_printf(w, "layout %s\n", xp_mpatrol_layout_name(m));
+	xp_wbuf_printf(w, "version %" PRIu64 "\n", m->version);
+	xp_wbuf_printf(w, "bounds %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", m->sbound,
 	    m->mbound, m->lbound);
-	put(w, "bins %zu\n", m->nbins);
+	xp_wbuf_printf(w, "bins %zu\n", m->nbins);
 	for (size_t i = 0; i < m->nbins; i++)
 		if (m->acounts[i] != 0 || m->dcounts[i] != 0)
-			put(w, "bin %zu %" PRIu64 " %" PRIu64 "\n", i + 1,
+			xp_wbuf_printf(w, "bin %zu %" PRIu64 " %" PRIu64 "\n", i + 1,
 			    m->acounts[i], m->dcounts[i]);
 	if (m->nbins > 0)
-		put(w, "large %" PRIu64 " %" PRIu64 "\n", m->atotals,
+		xp_wbuf_printf(w, "large %" PRIu64 " %" PRIu64 "\n", m->atotals,
 		    m->dtotals);
-	put(w, "profiles %zu\n", m->ndata);
+	xp_wbuf_printf(w, "profiles %zu\n", m->ndata);
 	for (size_t i = 0; i < m->ndata; i++) {
 		const xp_mpatrol_data *dt = &m->data[i];
-		put(w, "profile %" PRIu64, dt->index);
+		xp_wbuf_printf(w, "profile %" PRIu64, dt->index);
 		put_four(w, "alloc", dt->acount);
 		put_four(w, "bytes", dt->atotal);
 		put_four(w, "free", dt->dcount);
 		put_four(w, "freed", dt->dtotal);
 		xp_wbuf_write(w, "\n", 1);
 	}
-	put(w, "callsites %zu\n", m->nsites);
+	xp_wbuf_printf(w, "callsites %zu\n", m->nsites);
 	for (size_t i = 0; i < m->nsites; i++) {
 		const xp_mpatrol_site *s = &m->sites[i];
-		put(w, "callsite %" PRIu64 " parent %" PRIu64 " addr 0x%" PRIx64
+		xp_wbuf_printf(w, "callsite %" PRIu64 " parent %" PRIu64 " addr 0x%" PRIx64
 		    " symbol %" PRIu64 " name %" PRIu64 " profile %" PRIu64 "\n",
 		    s->index, s->parent, s->addr, s->symbol, s->name, s->data);
 	}
-	put(w, "symbols %zu\n", m->nsyms);
+	xp_wbuf_printf(w, "symbols %zu\n", m->nsyms);
 	for (size_t i = 0; i < m->nsyms; i++)
-		put(w, "symbol %zu 0x%" PRIx64 "\n", i + 1, m->syms[i]);
-	put(w, "strings %zu\n", m->strtab_len);
+		xp_wbuf_printf(w, "symbol %zu 0x%" PRIx64 "\n", i + 1, m->syms[i]);
+	xp_wbuf_printf(w, "strings %zu\n", m->strtab_len);
 	off = 0;
 	while (off < m->strtab_len) {
 		const char *s = m->strtab + off;
 		const char *nul = memchr(s, '\0', m->strtab_len - off);
 		size_t n = nul != NULL ? (size_t)(nul - s) : m->strtab_len - off;
 
-		put(w, "%s %zu ", nul != NULL ? "string" : "rest", off);
+		xp_wbuf_printf(w, "%s %zu ", nul != NULL ? "string" : "rest", off);
 		put_str(w, s, n);
 		off += n + (nul != NULL);
 	}
-	put(w, "end\n");
+	xp_wbuf_printf(w, "end\n");
 	return w->err;
 }
 
@@ -331,17 +314,6 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A quoted string at the end of the line, appended to b. */
 static xp_err quoted(tp *t, xp_buf *b)
 {
@@ -366,8 +338,8 @@ static xp_err quoted(tp *t, xp_buf *b)
 				c = p[1];
 				p += 2;
 			} else if (p + 3 < t->end && p[1] == 'x' &&
-			           (hi = hexval(p[2])) >= 0 &&
-			           (lo = hexval(p[3])) >= 0) {
+			           (hi = xp_hexval(p[2])) >= 0 &&
+			           (lo = xp_hexval(p[3])) >= 0) {
 				c = (char)(hi << 4 | lo);
 				if (c == '\0')
 					return err_at(t, p, "a NUL inside a "

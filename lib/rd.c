@@ -26,6 +26,33 @@ xp_err xp_rd_need(const xp_rd *r, size_t n, const char *what)
 	                   xp_rd_left(r));
 }
 
+void xp_wbuf_printf(xp_wbuf *w, const char *fmt, ...)
+{
+	char buf[256], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	if ((size_t)n < sizeof buf) {
+		xp_wbuf_write(w, buf, (size_t)n);
+		return;
+	}
+	if ((big = malloc((size_t)n + 1)) == NULL) {
+		if (w->err == XP_E_OK)
+			w->err = XP_E_NOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	xp_wbuf_write(w, big, (size_t)n);
+	free(big);
+}
+
 void xp_wbuf_word(xp_wbuf *w, uint64_t v, unsigned size, int big)
 {
 	unsigned char b[8];

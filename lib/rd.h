@@ -77,6 +77,22 @@ xp_err xp_rd_error(const xp_rd *r, xp_err code, uint64_t off,
  * unless n bytes are there; returns XP_E_OK or XP_E_CORRUPT. */
 xp_err xp_rd_need(const xp_rd *r, size_t n, const char *what);
 
+/* The value of a hexadecimal digit, or -1. */
+static inline int xp_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* printf(3) into a writer, whatever the length. */
+void xp_wbuf_printf(xp_wbuf *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Writes words of 4 or 8 bytes in either byte order. */
 void xp_wbuf_word(xp_wbuf *w, uint64_t v, unsigned size, int big);
 
