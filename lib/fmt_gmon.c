@@ -242,6 +242,23 @@ static int gmon_detect(const unsigned char *head, size_t len)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The h->n_bins 16-bit bins that follow at r (checked to be there) in
+ * r's byte order, then h into g.
+ */
+static xp_err read_bins(xp_rd *r, xp_gmon_hist *h, xp_gmon *g)
+{
+	h->bins = malloc(h->n_bins ? 2 * (size_t)h->n_bins : 1);
+	if (h->bins == NULL)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < h->n_bins; i++) {
+		const unsigned char *q = xp_rd_bytes(r, 2);
+		h->bins[i] = r->big ? (uint16_t)(q[0] << 8 | q[1])
+		                    : (uint16_t)(q[1] << 8 | q[0]);
+	}
+	return xp_gmon_add_hist(g, h);
+}
+
 /* The GNU format in one layout. */
 static xp_err read_gnu(const unsigned char *buf, size_t len, const char *name,
                        int big, unsigned ab, xp_gmon **out, xp_diags *d)
@@ -309,17 +326,7 @@ static xp_err read_gnu(const unsigned char *buf, size_t len, const char *name,
 				                  xp_rd_left(&r));
 				goto fail;
 			}
-			h.bins = malloc(need ? need : 1);
-			if (h.bins == NULL) {
-				err = XP_E_NOMEM;
-				goto fail;
-			}
-			for (uint32_t i = 0; i < h.n_bins; i++) {
-				const unsigned char *q = xp_rd_bytes(&r, 2);
-				h.bins[i] = big ? (uint16_t)(q[0] << 8 | q[1])
-				                : (uint16_t)(q[1] << 8 | q[0]);
-			}
-			if ((err = xp_gmon_add_hist(g, &h)) != XP_E_OK)
+			if ((err = read_bins(&r, &h, g)) != XP_E_OK)
 				goto fail;
 		} else if (tag == XP_GMON_ARC) {
 			xp_gmon_arc a;
@@ -429,17 +436,7 @@ static xp_err read_bsd(const unsigned char *buf, size_t len, const char *name,
 		                  xp_rd_left(&r));
 		goto fail;
 	}
-	h.bins = malloc(h.n_bins ? 2 * (size_t)h.n_bins : 1);
-	if (h.bins == NULL) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	for (uint32_t i = 0; i < h.n_bins; i++) {
-		const unsigned char *q = xp_rd_bytes(&r, 2);
-		h.bins[i] = big ? (uint16_t)(q[0] << 8 | q[1])
-		                : (uint16_t)(q[1] << 8 | q[0]);
-	}
-	if ((err = xp_gmon_add_hist(g, &h)) != XP_E_OK)
+	if ((err = read_bins(&r, &h, g)) != XP_E_OK)
 		goto fail;
 	while (xp_rd_has(&r, arc)) {
 		xp_gmon_arc a;

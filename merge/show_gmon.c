@@ -273,6 +273,26 @@ static void json_num(FILE *out, double v)
 	fprintf(out, "%.10g", v);
 }
 
+/* The arcs idx[0..n) of a call graph entry: its parents (the callers'
+ * names) or its children (the callees'). */
+static void json_arcs(FILE *out, const xp_gmon_analysis *a,
+                      const size_t *idx, size_t n, int parents)
+{
+	for (size_t i = 0; i < n; i++) {
+		const xp_gmon_farc *arc = &a->arcs[idx[i]];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		tool_json_str(out, a->fns[parents ? arc->parent
+		                                  : arc->child].name);
+		fprintf(out, ", \"count\": %" PRIu64 ", \"self_seconds\": ",
+		        arc->count);
+		json_num(out, arc->time / a->hz);
+		fputs(", \"children_seconds\": ", out);
+		json_num(out, arc->child_time / a->hz);
+		fputc('}', out);
+	}
+}
+
 static void print_json(FILE *out, const xp_gmon_analysis *a,
                        const show_opts *o)
 {
@@ -353,31 +373,11 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 			fprintf(out, ", \"called\": %" PRIu64 ", \"self_calls\": %"
 			        PRIu64 ", \"cycle\": %" PRIu32 ", \"parents\": [",
 			        f->ncalls, f->self_calls, f->cycle);
-			for (size_t p = 0; p < f->n_parents; p++) {
-				const xp_gmon_farc *arc =
-					&a->arcs[a->parent_arcs[f->first_parent + p]];
-				fputs(p ? ", {\"name\": " : "{\"name\": ", out);
-				tool_json_str(out, a->fns[arc->parent].name);
-				fprintf(out, ", \"count\": %" PRIu64 ", \"self_seconds\": ",
-				        arc->count);
-				json_num(out, arc->time / a->hz);
-				fputs(", \"children_seconds\": ", out);
-				json_num(out, arc->child_time / a->hz);
-				fputc('}', out);
-			}
+			json_arcs(out, a, a->parent_arcs + f->first_parent,
+			          f->n_parents, 1);
 			fputs("], \"children\": [", out);
-			for (size_t c = 0; c < f->n_children; c++) {
-				const xp_gmon_farc *arc =
-					&a->arcs[a->child_arcs[f->first_child + c]];
-				fputs(c ? ", {\"name\": " : "{\"name\": ", out);
-				tool_json_str(out, a->fns[arc->child].name);
-				fprintf(out, ", \"count\": %" PRIu64 ", \"self_seconds\": ",
-				        arc->count);
-				json_num(out, arc->time / a->hz);
-				fputs(", \"children_seconds\": ", out);
-				json_num(out, arc->child_time / a->hz);
-				fputc('}', out);
-			}
+			json_arcs(out, a, a->child_arcs + f->first_child,
+			          f->n_children, 0);
 			fputs("]}", out);
 		}
 		fputs(a->n_order ? "\n  ]" : "]", out);
