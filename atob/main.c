@@ -9,7 +9,7 @@
  * directory receives the data (see xprof_db(5)).  A feedback database file
  * is accepted as input too and is stored as it is, after being checked.
  *
- * The lossless text form of another format (gmon.out(5), cpuprofile(5),
+ * The lossless text form of another format (gmon(5), cpuprofile(5),
  * dcpi(5), mpatrol(5)) is recognised from its content too; it becomes a
  * binary file of that format, named by the second operand or else the
  * format's usual name (gmon.out, ...).

@@ -16,7 +16,7 @@
  * kind of file a profile directory holds, xprof_db(5)); it is then read
  * directly and its own data type is used.
  *
- * profile_file is a binary file of another format (gmon.out(5),
+ * profile_file is a binary file of another format (gmon(5),
  * cpuprofile(5), dcpi(5), mpatrol(5)), recognised from its content; its
  * lossless text form goes to output_file (default: NAME.text, NAME being
  * the format's short name: gmon, cpuprof, dcpi, mpatrol).  -e names the

@@ -537,7 +537,7 @@ typedef enum {
 	XP_FMT_UNKNOWN = 0,
 	XP_FMT_FEEDBACK_TEXT,
 	XP_FMT_FEEDBACK_DB,
-	XP_FMT_GMON,          /* gmon.out(5) */
+	XP_FMT_GMON,          /* gmon(5) */
 	XP_FMT_GMON_TEXT,
 	XP_FMT_CPUPROF,       /* cpuprofile(5): gperftools CPU profiles */
 	XP_FMT_CPUPROF_TEXT,

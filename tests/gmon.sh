@@ -28,10 +28,6 @@
 : "${TMPDIR:=/tmp}"
 : "${XP_CC:=cc}"
 
-# Under the sanitizers, leaks inside libbfd itself are not ours to fix.
-LSAN_OPTIONS=suppressions=$SRCDIR/tests/gmon/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
-export LSAN_OPTIONS
-
 failed=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; failed=1; }
