@@ -137,6 +137,7 @@ static xp_err build_symtab(graph *gr, xp_sym *sym)
 {
 	size_t n = xp_sym_count(sym), k = 0;
 	uint64_t max_vma = 0;
+	uint32_t kept_seq = 0;  /* symbol table position of gr->s[k - 1] */
 
 	gr->s = calloc(n + 2, sizeof *gr->s);
 	if (gr->s == NULL)
@@ -157,12 +158,18 @@ static xp_err build_symtab(graph *gr, xp_sym *sym)
 			max_vma = y->addr + y->size - 1;
 		if (y->addr > max_vma)
 			max_vma = y->addr;
-		/* Symbols come sorted by address: dedupe as gprof does. */
+		/* Symbols come sorted by address: dedupe as gprof does,
+		 * which keeps the first in symbol table order of equals
+		 * (its sort by address is stable). */
 		if (k > 0 && gr->s[k - 1].f.addr == f.addr) {
-			if (better(&f, &gr->s[k - 1].f))
+			if (better(&f, &gr->s[k - 1].f) ||
+			    (!better(&gr->s[k - 1].f, &f) && y->seq < kept_seq)) {
 				gr->s[k - 1].f = f;
+				kept_seq = y->seq;
+			}
 			continue;
 		}
+		kept_seq = y->seq;
 		gr->s[k++].f = f;
 	}
 	/* A sentinel past the last symbol: the high end of its bins. */

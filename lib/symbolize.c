@@ -113,6 +113,7 @@ static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
 		s->tab[s->n].name = bfd_asymbol_name(a);
 		s->tab[s->n].flags = sym_flags(a);
 		s->tab[s->n].size = 0;
+		s->tab[s->n].seq = (uint32_t)i;
 		s->n++;
 	}
 	xp_qsort(s->tab, s->n, sizeof *s->tab, cmp_sym);

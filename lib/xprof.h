@@ -671,6 +671,7 @@ typedef struct {
 	uint64_t size;
 	const char *name;
 	unsigned flags;    /* XP_SYMF_* */
+	uint32_t seq;      /* its position in the object's symbol table */
 } xp_symbol;
 
 #define XP_SYMF_GLOBAL   0x01u
