@@ -18,19 +18,8 @@
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${ATOB:=$XP_O/atob/xprof_atob}"
-: "${BTOA:=$XP_O/btoa/xprof_btoa}"
-: "${MERGE:=$XP_O/merge/xprof_merge}"
-: "${SHOW:=$XP_O/merge/xprof_show}"
-: "${DIFF:=$XP_O/merge/xprof_diff}"
-: "${TMPDIR:=/tmp}"
-: "${XP_CC:=cc}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
 
 work=$(mktemp -d "$TMPDIR/cpuprof.XXXXXX") || exit 2
 real=$(cd "$SRCDIR/../shared/realdata/gperftools" 2>/dev/null && pwd)

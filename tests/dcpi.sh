@@ -22,20 +22,9 @@
 # the actual results (review the diff before keeping it).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${XP_BUILD:=$XP_O/build}"
-: "${ATOB:=$XP_O/atob/xprof_atob}"
-: "${BTOA:=$XP_O/btoa/xprof_btoa}"
-: "${MERGE:=$XP_O/merge/xprof_merge}"
-: "${SHOW:=$XP_O/merge/xprof_show}"
-: "${TMPDIR:=/tmp}"
-: "${XP_CC:=cc}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 : "${XP_DCPI_UPDATE:=0}"
 
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
 
 GEN=$XP_BUILD/tests/dcpigen
 data=$SRCDIR/tests/dcpi

@@ -19,18 +19,8 @@
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${ATOB:=$XP_O/atob/xprof_atob}"
-: "${BTOA:=$XP_O/btoa/xprof_btoa}"
-: "${MERGE:=$XP_O/merge/xprof_merge}"
-: "${SHOW:=$XP_O/merge/xprof_show}"
-: "${TMPDIR:=/tmp}"
-: "${XP_CC:=cc}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
 
 work=$(mktemp -d "$TMPDIR/gmon.XXXXXX") || exit 2
 real=$SRCDIR/../shared/realdata/gmon

@@ -22,11 +22,7 @@ set -u
 
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 XP_O=${XP_O:-$SRCDIR}
-: "${ATOB:=$XP_O/atob/xprof_atob}"
-: "${BTOA:=$XP_O/btoa/xprof_btoa}"
-: "${MERGE:=$XP_O/merge/xprof_merge}"
-: "${DIFF:=$XP_O/merge/xprof_diff}"
-: "${SHOW:=$XP_O/merge/xprof_show}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 cd "$SRCDIR" || exit 2
 REAL=$SRCDIR/../shared/realdata/mpatrol
 DATA=$SRCDIR/tests/mpatrol
@@ -34,9 +30,6 @@ BAD=$SRCDIR/tests/bad/mpatrol
 work=$(mktemp -d "${TMPDIR:-/tmp}/mpatrol.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
 
 # check NAME EXPECTED ACTUAL: the files must be equal.
 check() {
