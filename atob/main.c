@@ -106,8 +106,8 @@ static int foreign_to_binary(const char *file, xp_format f, const char *out,
 	int status = 2;
 
 	if (!xp_format_is_text(f)) {
-		fprintf(stderr, "%s: %s: a %s, not a text (xprof_btoa makes "
-		        "text of it)\n", PROG, file, xp_format_name(f));
+		fprintf(stderr, "%s: %s: %s, not a text (xprof_btoa makes "
+		        "text of it)\n", PROG, file, xp_format_a(f));
 		return 2;
 	}
 	err = xp_prof_open(file, NULL, &p, d);

@@ -209,8 +209,8 @@ static int foreign_to_text(const char *file, xp_format f, const char *out,
 	int status = 2;
 
 	if (xp_format_is_text(f)) {
-		fprintf(stderr, "%s: %s: a %s already (xprof_atob makes a "
-		        "binary file of it)\n", PROG, file, xp_format_name(f));
+		fprintf(stderr, "%s: %s: %s already (xprof_atob makes a "
+		        "binary file of it)\n", PROG, file, xp_format_a(f));
 		return 2;
 	}
 	err = xp_prof_open(file, lo, &p, d);
@@ -310,8 +310,8 @@ int main(int argc, char **argv)
 	if (foreign != XP_FMT_UNKNOWN) {
 		if (type_given) {
 			fprintf(stderr, "%s: %s: -t applies to profile "
-			        "directories, not to a %s\n", PROG, dir,
-			        xp_format_name(foreign));
+			        "directories, not to %s\n", PROG, dir,
+			        xp_format_a(foreign));
 			goto done;
 		}
 		status = foreign_to_text(dir, foreign,

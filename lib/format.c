@@ -100,6 +100,27 @@ const char *xp_format_name(xp_format f)
 	return "unknown";
 }
 
+static const char *const format_a[XP_FMT_COUNT_] = {
+	[XP_FMT_UNKNOWN] = "an unknown format",
+	[XP_FMT_FEEDBACK_TEXT] = "a feedback text",
+	[XP_FMT_FEEDBACK_DB] = "a feedback database",
+	[XP_FMT_GMON] = "a gmon.out",
+	[XP_FMT_GMON_TEXT] = "a gmon.out text",
+	[XP_FMT_CPUPROF] = "a CPU profile",
+	[XP_FMT_CPUPROF_TEXT] = "a CPU profile text",
+	[XP_FMT_DCPI] = "a DCPI profile",
+	[XP_FMT_DCPI_TEXT] = "a DCPI profile text",
+	[XP_FMT_MPATROL] = "an mpatrol profile",
+	[XP_FMT_MPATROL_TEXT] = "an mpatrol profile text",
+};
+
+const char *xp_format_a(xp_format f)
+{
+	if ((unsigned)f < XP_FMT_COUNT_ && format_a[f] != NULL)
+		return format_a[f];
+	return format_a[XP_FMT_UNKNOWN];
+}
+
 int xp_format_is_text(xp_format f)
 {
 	switch (f) {

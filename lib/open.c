@@ -82,8 +82,8 @@ xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 	default:
 		close(fd);
 		return xp_diag_file(d, XP_E_FORMAT, path,
-		                    "a %s, not a feedback profile",
-		                    xp_format_name(f));
+		                    "%s, not a feedback profile",
+		                    xp_format_a(f));
 	}
 	close(fd);
 	return xp_diag_file(d, XP_E_FORMAT, path,

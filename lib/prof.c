@@ -66,8 +66,8 @@ xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
 		                    "knows");
 	if (xp_module_of(f) == NULL)
 		return xp_diag_file(d, XP_E_FORMAT, name,
-		                    "a %s, not a gmon.out, CPU, DCPI or "
-		                    "mpatrol profile", xp_format_name(f));
+		                    "%s, not a gmon.out, CPU, DCPI or "
+		                    "mpatrol profile", xp_format_a(f));
 	if ((others = xp_diags_new(0)) == NULL)
 		return XP_E_NOMEM;
 	for (int text = 0; text < 2; text++) {
@@ -98,8 +98,8 @@ xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
 			}
 			if (xp_diags_count(t) > 0)
 				xp_diag_file(others, err, name,
-				             "not a %s either: %s",
-				             xp_format_name(text ? mod->text_fmt
+				             "not %s either: %s",
+				             xp_format_a(text ? mod->text_fmt
 				                                 : mod->fmt),
 				             xp_diags_get(t, 0)->msg);
 			xp_diags_free(t);
@@ -241,9 +241,9 @@ xp_err xp_prof_merge(xp_prof **acc, const xp_prof *in, double weight,
 		                    "weight must be positive");
 	if (a != NULL && a->mod != in->mod)
 		return xp_diag_file(d, XP_E_FORMAT, name,
-		                    "a %s cannot be merged with a %s",
-		                    xp_format_name(in->mod->fmt),
-		                    xp_format_name(a->mod->fmt));
+		                    "%s cannot be merged with %s",
+		                    xp_format_a(in->mod->fmt),
+		                    xp_format_a(a->mod->fmt));
 	if (a == NULL) {
 		a = calloc(1, sizeof *a);
 		if (a == NULL)
@@ -269,8 +269,8 @@ xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
 	*out = NULL;
 	if (p->mod->to_feedback == NULL)
 		return xp_diag_file(d, XP_E_INVAL, "",
-		                    "a %s cannot be converted to feedback",
-		                    xp_format_name(p->mod->fmt));
+		                    "%s cannot be converted to feedback",
+		                    xp_format_a(p->mod->fmt));
 	return p->mod->to_feedback(p->model, o != NULL ? o : &no_conv_opts,
 	                           out, d);
 }

@@ -553,6 +553,9 @@ xp_format xp_format_detect(const void *head, size_t len);
 /* "feedback text", "feedback database", "gmon.out", "gmon.out text",
  * ..., "unknown". */
 const char *xp_format_name(xp_format f);
+/* The name with its indefinite article, for messages: "a gmon.out",
+ * "an mpatrol profile", "an unknown format". */
+const char *xp_format_a(xp_format f);
 /* The binary form of a format: XP_FMT_GMON for XP_FMT_GMON_TEXT, and so
  * on; XP_FMT_FEEDBACK_DB for XP_FMT_FEEDBACK_TEXT. */
 xp_format xp_format_binary(xp_format f);

@@ -393,8 +393,8 @@ static int show_foreign(const show_opts *o, xp_fb **fb)
 	}
 	if (o->call_graph || o->lines) {
 		fprintf(stderr, "%s: %s: --call-graph and --lines have no "
-		        "meaning for a %s\n", PROG, o->files[0],
-		        xp_format_name(xp_prof_format(p)));
+		        "meaning for %s\n", PROG, o->files[0],
+		        xp_format_a(xp_prof_format(p)));
 		xp_prof_free(p);
 		return 2;
 	}
@@ -430,9 +430,9 @@ static int classify(char **files, int nfiles)
 		mod = xp_format_module(f);
 		if (i > 0 && (mod == NULL || mod0 == NULL ? mod != mod0
 		                                          : strcmp(mod, mod0) != 0)) {
-			fprintf(stderr, "%s: %s: a %s cannot be summed with "
+			fprintf(stderr, "%s: %s: %s cannot be summed with "
 			        "the first file's format\n", PROG, files[i],
-			        xp_format_name(f));
+			        xp_format_a(f));
 			return -1;
 		}
 		if (i == 0)
