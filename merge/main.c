@@ -10,8 +10,9 @@
  * in memory proportional to the result.  Nothing is written unless every
  * input was merged; the output (a profile directory, or with --text a
  * feedback text) is replaced atomically.  With --accumulate the output
- * directory is locked for the whole run and its existing data is one more
- * input, so that concurrent runs adding to one directory lose nothing.
+ * directory is locked once the inputs are merged, and its existing data,
+ * read under the lock, is one more input, so that concurrent runs adding
+ * to one directory lose nothing.
  *
  * Inputs of the other formats (gmon.out, CPU, DCPI, mpatrol profiles,
  * binary or text) are summed by their module's rules with
@@ -139,9 +140,9 @@ static int input_kind(run *r, const char *path, const char *name)
 	} else if (kind != r->kind ||
 	           (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0)) {
 		clear_progress(r);
-		fprintf(stderr, "%s: %s: a %s cannot be merged with %s, a %s\n",
-		        PROG, name, xp_format_name(f), r->first,
-		        xp_format_name(r->fmt));
+		fprintf(stderr, "%s: %s: %s cannot be merged with %s, %s\n",
+		        PROG, name, xp_format_a(f), r->first,
+		        xp_format_a(r->fmt));
 		return -1;
 	}
 	return kind;
@@ -553,13 +554,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (accumulate) {
-		err = xp_profdir_lock(out, 1, &lock, d);
-		if (err) {
-			print_diags(&r, d, err, out);
-			goto done;
-		}
-	}
 	for (size_t i = 0; i < nweighted; i++) {
 		double w = 1;
 		const char *path = parse_weighted(weighted[i], &w);
@@ -577,9 +571,9 @@ int main(int argc, char **argv)
 	if (r.kind == 2) {
 		clear_progress(&r);
 		if (accumulate || fb_only) {
-			fprintf(stderr, "%s: %s applies to feedback, not to a "
+			fprintf(stderr, "%s: %s applies to feedback, not to "
 			        "%s\n", PROG, accumulate ? "--accumulate" : fb_only,
-			        xp_format_name(r.fmt));
+			        xp_format_a(r.fmt));
 			goto done;
 		}
 		if (to_feedback) {
@@ -610,8 +604,18 @@ int main(int argc, char **argv)
 		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
 		goto done;
 	}
-	if (accumulate && add_existing(&r, out) != 0)
-		goto done;
+	/* The lock is taken once the inputs are merged, so that a bad
+	 * input creates no directory; the existing data is read and
+	 * replaced under it, which is all that concurrent runs need. */
+	if (accumulate) {
+		err = xp_profdir_lock(out, 1, &lock, d);
+		if (err) {
+			print_diags(&r, d, err, out);
+			goto done;
+		}
+		if (add_existing(&r, out) != 0)
+			goto done;
+	}
 	clear_progress(&r);
 	err = xp_merger_finish(r.m, &res, d);
 	print_diags(&r, d, err, out);
