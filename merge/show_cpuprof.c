@@ -94,6 +94,12 @@ static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 	size_t limit = o->top_n_given ? o->top_n : SIZE_MAX;
 	xp_err err;
 
+	if (o->call_graph) {
+		fprintf(stderr, "%s: %s: --call-graph has no meaning for a CPU "
+		        "profile\n", o->prog, o->files[0]);
+		xp_diags_free(d);
+		return 2;
+	}
 	if (d == NULL) {
 		fprintf(stderr, "%s: out of memory\n", o->prog);
 		return 2;

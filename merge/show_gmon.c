@@ -400,7 +400,7 @@ static int report(FILE *out, const xp_prof *p, const show_opts *o)
 	}
 	if (o->lines) {
 		fprintf(stderr, "%s: %s: --lines has no meaning for a gmon.out "
-		        "(xprof_atob -e makes source line counts)\n", o->prog,
+		        "(xprof_merge --feedback -e gives line counts)\n", o->prog,
 		        o->files[0]);
 		return 2;
 	}
