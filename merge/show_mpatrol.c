@@ -209,6 +209,23 @@ static void chars(FILE *f, char ch, int n)
 		fputc(ch, f);
 }
 
+/*
+ * mprof's two column headings over a table: "allocated" after pad1
+ * blanks and "unfreed" pad2 blanks later, then under each a rule of
+ * `dashes` dashes, the rules two apart and indent blanks in.
+ */
+static void heading(FILE *f, int pad1, int pad2, int indent, int dashes)
+{
+	chars(f, ' ', pad1);
+	fputs("allocated", f);
+	chars(f, ' ', pad2);
+	fputs("unfreed\n", f);
+	chars(f, ' ', indent);
+	chars(f, '-', dashes);
+	fputs("  ", f);
+	chars(f, '-', dashes);
+}
+
 static double pct(uint64_t a, uint64_t t)
 {
 	return t == 0 ? 0.0 : (double)a / (double)t * 100.0;
@@ -274,14 +291,7 @@ static void bin_table(FILE *f, const rctx *c)
 	fputs("ALLOCATION BINS\n\n", f);
 	chars(f, ' ', 29);
 	fprintf(f, "(number of bins: %zu)\n\n", m->nbins);
-	chars(f, ' ', 21);
-	fputs("allocated", f);
-	chars(f, ' ', 26);
-	fputs("unfreed\n", f);
-	chars(f, ' ', 10);
-	chars(f, '-', 32);
-	fputs("  ", f);
-	chars(f, '-', 32);
+	heading(f, 21, 26, 10, 32);
 	fputs("\n    size   count       %     bytes       %   "
 	      "count       %     bytes       %\n\n", f);
 	for (size_t i = 0; i < m->nbins; i++) {
@@ -380,23 +390,11 @@ static void direct_table(FILE *f, const rctx *c, const row *r, size_t nr,
 	fprintf(f, "(0 < s <= %" PRIu64 " < m <= %" PRIu64 " < l <= %" PRIu64
 	        " < x)\n\n", m->sbound, m->mbound, m->lbound);
 	if (counts) {
-		chars(f, ' ', 9);
-		fputs("allocated", f);
-		chars(f, ' ', 21);
-		fputs("unfreed\n", f);
-		chars(f, '-', 27);
-		fputs("  ", f);
-		chars(f, '-', 27);
+		heading(f, 9, 21, 0, 27);
 		fputs("\n count       %   s  m  l  x   "
 		      "count       %   s  m  l  x     bytes  function\n\n", f);
 	} else {
-		chars(f, ' ', 10);
-		fputs("allocated", f);
-		chars(f, ' ', 23);
-		fputs("unfreed\n", f);
-		chars(f, '-', 29);
-		fputs("  ", f);
-		chars(f, '-', 29);
+		heading(f, 10, 23, 0, 29);
 		fputs("\n   bytes       %   s  m  l  x     "
 		      "bytes       %   s  m  l  x   count  function\n\n", f);
 	}
@@ -860,25 +858,11 @@ static void graph_table(FILE *f, const rctx *c, const graph *g)
 	chars(f, ' ', 28);
 	fprintf(f, "(number of vertices: %zu)\n\n", g->nv);
 	if (counts) {
-		chars(f, ' ', 10);
-		fputs("allocated", f);
-		chars(f, ' ', 13);
-		fputs("unfreed\n", f);
-		chars(f, ' ', 5);
-		chars(f, '-', 19);
-		fputs("  ", f);
-		chars(f, '-', 19);
+		heading(f, 10, 13, 5, 19);
 		fputs("\nindex count   s  m  l  x   count   s  m  l  x  "
 		      "function\n", f);
 	} else {
-		chars(f, ' ', 11);
-		fputs("allocated", f);
-		chars(f, ' ', 15);
-		fputs("unfreed\n", f);
-		chars(f, ' ', 5);
-		chars(f, '-', 21);
-		fputs("  ", f);
-		chars(f, '-', 21);
+		heading(f, 11, 15, 5, 21);
 		fputs("\nindex   bytes   s  m  l  x     bytes   s  m  l  x  "
 		      "function\n", f);
 	}
