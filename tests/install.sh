@@ -51,10 +51,14 @@ check_file() {
 	fi
 }
 
-check_file bin/xprof_atob 755
-check_file bin/xprof_btoa 755
+for tool in xprof_atob xprof_btoa xprof_merge xprof_diff xprof_show \
+    xprof_tcov; do
+	check_file "bin/$tool" 755
+done
 check_file lib/libxprof.a 644
-check_file include/xprof.h 644
+for h in lib/xprof*.h; do
+	check_file "include/$(basename "$h")" 644
+done
 check_file lib/pkgconfig/xprof.pc 644
 for page in docs/*.1; do
 	[ -f "$page" ] && check_file "share/man/man1/$(basename "$page")" 644
@@ -62,11 +66,27 @@ done
 for page in docs/*.5; do
 	[ -f "$page" ] && check_file "share/man/man5/$(basename "$page")" 644
 done
-if cmp -s lib/xprof.h "$root/include/xprof.h"; then
-	pass "installed header is lib/xprof.h"
-else
-	fail "installed header is lib/xprof.h: they differ"
-fi
+for h in lib/xprof*.h; do
+	b=$(basename "$h")
+	if cmp -s "$h" "$root/include/$b"; then
+		pass "installed header is $h"
+	else
+		fail "installed header is $h: they differ"
+	fi
+	# Each public header stands alone: a file that includes only it
+	# compiles from the installed tree.
+	printf '#include <%s>\nint xp_header_check_%s;\n' "$b" \
+		"$(echo "$b" | tr -c 'a-z0-9\n' _)" >"$TMPDIR/alone.c"
+	# shellcheck disable=SC2086
+	if out=$($XP_CC -std=c11 -Wall -Wextra -Werror ${XP_CFLAGS:-} \
+	    -I"$root/include" -c -o "$TMPDIR/alone.o" "$TMPDIR/alone.c" 2>&1)
+	then
+		pass "installed $b compiles on its own"
+	else
+		fail "installed $b compiles on its own:"
+		echo "$out" | head -n 10
+	fi
+done
 
 # The installed tools do the demo's round trip.
 work=$TMPDIR/roundtrip
