@@ -285,7 +285,7 @@ static xp_err open_prof(const void *buf, size_t len, xp_prof **p,
 xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
                           size_t whylen)
 {
-	xp_format f = xp_format_detect(buf, len);
+	xp_format f = xp_format_detect(buf, len), tf;
 	const char *fname = xp_format_name(f);
 	xp_prof *p = NULL, *q = NULL;
 	xp_diags *d = NULL;
@@ -321,9 +321,10 @@ xpo_result xpo_check_prof(const void *buf, size_t len, char *why,
 		         first_diff(buf, len, bin, binlen), len, binlen);
 		goto out;
 	}
-	if (xp_format_detect(txt, txtlen) != xp_prof_format(p) + 1) {
-		r = fail(why, whylen, "%s: its text form is recognised as a %s",
-		         fname, xp_format_name(xp_format_detect(txt, txtlen)));
+	tf = xp_format_detect(txt, txtlen);
+	if (!xp_format_is_text(tf) || xp_format_binary(tf) != xp_prof_format(p)) {
+		r = fail(why, whylen, "%s: its text form is recognised as %s",
+		         fname, xp_format_a(tf));
 		goto out;
 	}
 	xp_diags_free(d);
