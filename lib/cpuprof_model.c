@@ -219,7 +219,8 @@ fail:
 
 xp_err cp_set_text(xp_cpuprof *p, const char *text, size_t len)
 {
-	const char *build = NULL, *s = text, *end = text + len;
+	const char *build = NULL, *s = text;
+	const char *end = text != NULL ? text + len : text;
 	size_t blen = 0, cap = 0, lineno = 0;
 
 	free(p->text);

@@ -49,7 +49,8 @@ static void put_hex(xp_wbuf *w, uint64_t v)
 xp_err cp_write_text(const void *m, xp_wbuf *w)
 {
 	const xp_cpuprof *p = m;
-	const char *s = p->text, *end = p->text + p->textlen;
+	/* No mapping text at all is a NULL text; no offset on it. */
+	const char *s = p->text, *end = s != NULL ? s + p->textlen : s;
 
 	put_s(w, magic);
 	put_s(w, "\nlayout ");
