@@ -62,14 +62,22 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* gprof's filter on the names of local text symbols. */
-static int static_name_ok(const char *name)
+/*
+ * gprof's filter on the names of local text symbols.  A name that ends
+ * in a numbered suffix (".0", ".constprop.0") leaves gprof's scan on the
+ * NUL, and its loop steps past it into whatever follows in memory: with
+ * ELF, the next strings of the string table, which are then judged by
+ * the same rules.  So "open_verify.constprop.0" is dropped when the
+ * string after it is "add_path.constprop.0.isra.0".  raw is the name in
+ * the string table (xp_sym_strtab_name), or NULL to judge the name alone.
+ */
+static int static_name_ok(const char *name, const char *raw)
 {
 	static const char clone[] = ".clone.", cprop[] = ".constprop.";
 
 	if (name == NULL || name[0] == '\0')
 		return 0;
-	for (const char *p = name; *p; ++p) {
+	for (const char *p = raw != NULL ? raw : name; *p; ++p) {
 		if (*p == '$')
 			return 0;
 		while (*p == '.') {
@@ -89,7 +97,7 @@ static int static_name_ok(const char *name)
 					return 0;
 			}
 		}
-		if (*p == '\0')
+		if (*p == '\0' && raw == NULL)
 			break;
 	}
 	if (strncmp(name, "__gnu_compiled", 14) == 0 ||
@@ -100,7 +108,7 @@ static int static_name_ok(const char *name)
 
 /* 'T' (global text, or weak: gprof takes weak symbols of any section
  * but objects), 't' (local text) or 0. */
-static int sym_class(const xp_symbol *y)
+static int sym_class(const xp_sym *sym, const xp_symbol *y)
 {
 	/* nm's classes 'i' (indirect functions) and '?' are not text. */
 	if (y->flags & (XP_SYMF_DEBUG | XP_SYMF_FILE | XP_SYMF_IFUNC))
@@ -113,7 +121,7 @@ static int sym_class(const xp_symbol *y)
 		return 'T';
 	if (!(y->flags & XP_SYMF_LOCAL))
 		return 0;
-	return static_name_ok(y->name) ? 't' : 0;
+	return static_name_ok(y->name, xp_sym_strtab_name(sym, y)) ? 't' : 0;
 }
 
 /* gprof's preference among symbols at one address: 1 when s wins. */
@@ -144,7 +152,7 @@ static xp_err build_symtab(graph *gr, xp_sym *sym)
 		return XP_E_NOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const xp_symbol *y = xp_sym_get(sym, i);
-		int cl = sym_class(y);
+		int cl = sym_class(sym, y);
 		xp_gmon_fn f;
 
 		if (!cl)

@@ -324,6 +324,20 @@ static inline void xp_wbuf_commit(xp_wbuf *w, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
+/* Symbols                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * y's name where it lies in the ELF string table of s (a copy held by
+ * s), or NULL when that is not known (not ELF, a dynamic table, a name
+ * that does not match).  The string table's own bytes follow the name,
+ * then two NULs after its end, so a reader may go on past the name's
+ * NUL into the next strings, as GNU gprof does, until it meets an empty
+ * string.
+ */
+const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y);
+
+/* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
 

@@ -6,6 +6,8 @@
  * stripped) and our own sorted copy of the symbols; lookups by address
  * are binary searches over the code symbols.
  */
+#include <stdio.h>
+
 #include <bfd.h>
 
 #include "internal.h"
@@ -19,6 +21,13 @@ struct xp_sym {
 	                          symbol at each distinct address */
 	size_t ncode;
 	uint64_t text_lo, text_hi;
+	/* ELF: the static symbol table's entries and a copy of its string
+	 * table, two NULs past its end (see xp_sym_strtab_name). */
+	int dynamic;           /* the table is the dynamic one */
+	uint64_t elf_symoff, elf_nsyms;
+	unsigned elf_symentsize, elf_big;
+	char *strtab;
+	size_t strtab_size;
 };
 
 static xp_err bfd_diag(xp_diags *d, const char *path, xp_err code)
@@ -97,6 +106,7 @@ static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
 	s->syms = malloc((size_t)storage);
 	if (s->syms == NULL)
 		return XP_E_NOMEM;
+	s->dynamic = dynamic;
 	count = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, s->syms)
 	                : bfd_canonicalize_symtab(abfd, s->syms);
 	if (count < 0)
@@ -118,6 +128,114 @@ static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
 	}
 	xp_qsort(s->tab, s->n, sizeof *s->tab, cmp_sym);
 	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ELF string table, raw                                           */
+/* ------------------------------------------------------------------ */
+
+/* n bytes at offset off of the object file; 0, or -1 when short. */
+static int read_at(bfd *abfd, uint64_t off, void *buf, size_t n)
+{
+	if (off > (uint64_t)INT64_MAX ||
+	    bfd_seek(abfd, (file_ptr)off, SEEK_SET) != 0)
+		return -1;
+	return bfd_bread(buf, n, abfd) == n ? 0 : -1;
+}
+
+/* An ELF field of 2, 4 or 8 bytes in the file's byte order. */
+static uint64_t elf_field(const unsigned char *p, unsigned size, int big)
+{
+	if (size == 2)
+		return big ? (uint64_t)p[0] << 8 | p[1]
+		           : (uint64_t)p[1] << 8 | p[0];
+	if (size == 4)
+		return big ? xp_get_be32(p) : xp_get_le32(p);
+	return big ? xp_get_be64(p) : xp_get_le64(p);
+}
+
+/*
+ * Finds the first SHT_SYMTAB section (the one libbfd reads) and copies
+ * its string table.  Anything unexpected leaves s->strtab NULL: the raw
+ * names are a refinement, never needed to read the symbols.
+ */
+static void read_elf_strtab(xp_sym *s)
+{
+	unsigned char eh[64], sh[64];
+	uint64_t shoff, shnum;
+	unsigned shentsize, w;
+	int big, c64;
+
+	if (bfd_get_flavour(s->abfd) != bfd_target_elf_flavour ||
+	    read_at(s->abfd, 0, eh, 16) != 0 || eh[4] < 1 || eh[4] > 2 ||
+	    eh[5] < 1 || eh[5] > 2)
+		return;
+	c64 = eh[4] == 2;
+	big = eh[5] == 2;
+	w = c64 ? 8 : 4;
+	if (read_at(s->abfd, 0, eh, c64 ? 64 : 52) != 0)
+		return;
+	shoff = elf_field(eh + (c64 ? 0x28 : 0x20), w, big);
+	shentsize = (unsigned)elf_field(eh + (c64 ? 0x3a : 0x2e), 2, big);
+	shnum = elf_field(eh + (c64 ? 0x3c : 0x30), 2, big);
+	if (shoff == 0 || shentsize < (c64 ? 64u : 40u) || shentsize > 4096)
+		return;
+	if (shnum == 0) {  /* the count is in section 0's sh_size */
+		if (read_at(s->abfd, shoff, sh, c64 ? 64 : 40) != 0)
+			return;
+		shnum = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
+	}
+	for (uint64_t i = 1; i < shnum && i < (1u << 24); i++) {
+		uint64_t link, off, size, ent;
+		if (read_at(s->abfd, shoff + i * shentsize, sh, c64 ? 64 : 40))
+			return;
+		if (elf_field(sh + 4, 4, big) != 2)   /* SHT_SYMTAB */
+			continue;
+		off = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
+		size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
+		link = elf_field(sh + (c64 ? 0x28 : 0x18), 4, big);
+		ent = elf_field(sh + (c64 ? 0x38 : 0x24), w, big);
+		if (ent < (c64 ? 24u : 16u) || ent > 4096 || link >= shnum ||
+		    read_at(s->abfd, shoff + link * shentsize, sh,
+		            c64 ? 64 : 40) != 0)
+			return;
+		s->elf_symoff = off;
+		s->elf_nsyms = size / ent;
+		s->elf_symentsize = (unsigned)ent;
+		s->elf_big = (unsigned)big;
+		off = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
+		size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
+		if (size == 0 || size > ((uint64_t)1 << 32))
+			return;
+		s->strtab = malloc((size_t)size + 2);
+		if (s->strtab == NULL)
+			return;
+		if (read_at(s->abfd, off, s->strtab, (size_t)size) != 0) {
+			free(s->strtab);
+			s->strtab = NULL;
+			return;
+		}
+		s->strtab[size] = s->strtab[size + 1] = '\0';
+		s->strtab_size = (size_t)size;
+		return;
+	}
+}
+
+const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y)
+{
+	unsigned char e[4];
+	uint64_t idx = (uint64_t)y->seq + 1, st_name;
+
+	/* libbfd's i-th symbol is the file's (i + 1)-th: it skips the null
+	 * one.  The name is checked, so a table read otherwise is left. */
+	if (s->strtab == NULL || idx >= s->elf_nsyms ||
+	    read_at(s->abfd, s->elf_symoff + idx * s->elf_symentsize, e, 4))
+		return NULL;
+	st_name = elf_field(e, 4, (int)s->elf_big);
+	if (st_name >= s->strtab_size ||
+	    strcmp(s->strtab + st_name, y->name) != 0)
+		return NULL;
+	return s->strtab + st_name;
 }
 
 /* The section holding addr, or NULL. */
@@ -233,6 +351,8 @@ xp_err xp_sym_open(const char *path, xp_sym **out, xp_diags *d)
 		return err;
 	}
 	err = read_symbols(s, path, d);
+	if (err == XP_E_OK && !s->dynamic)
+		read_elf_strtab(s);
 	if (err == XP_E_OK) {
 		compute_sizes(s);
 		err = index_code(s);
@@ -255,6 +375,7 @@ void xp_sym_free(xp_sym *s)
 	free(s->syms);
 	free(s->tab);
 	free(s->code);
+	free(s->strtab);
 	free(s);
 }
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "internal.h"
 #include "unit.h"
 #include "xprof.h"
 
@@ -115,6 +116,34 @@ static void test_sorted(void)
 	xp_sym_free(s);
 }
 
+/* Names as they lie in the ELF string table, the next string after. */
+static void check_strtab(const char *path, const char *name,
+                         const char *next)
+{
+	xp_sym *s = open_ok(path);
+	const xp_symbol *y;
+	const char *raw;
+
+	if (s == NULL)
+		return;
+	y = find(s, name);
+	CHECK(y != NULL);
+	raw = y != NULL ? xp_sym_strtab_name(s, y) : NULL;
+	CHECK(raw != NULL && strcmp(raw, name) == 0);
+	if (raw != NULL && next != NULL)
+		CHECK(strcmp(raw + strlen(raw) + 1, next) == 0);
+	xp_sym_free(s);
+}
+
+static void test_strtab(void)
+{
+	check_strtab(RD "gmon/callcounts_ppc", "open_verify.constprop.0",
+	             "add_path.constprop.0.isra.0");
+	check_strtab(RD "gmon/callcounts_s390x", "main", NULL);
+	check_strtab(RD "gmon/callcounts_pg", "main", NULL);
+	check_strtab(RD "gmon/callcounts_pg32", "main", NULL);
+}
+
 static void test_not_object(void)
 {
 	xp_diags *d = xp_diags_new(0);
@@ -136,6 +165,7 @@ int main(void)
 	RUN(test_ppc32_be);
 	RUN(test_s390x_be);
 	RUN(test_sorted);
+	RUN(test_strtab);
 	RUN(test_not_object);
 	return unit_done();
 }
