@@ -99,7 +99,7 @@ TEST_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
            MERGE='$(abspath $(MERGE))' DIFF='$(abspath $(DIFF))' \
            SHOW='$(abspath $(SHOW))' TCOV='$(abspath $(TCOV))' \
            XP_O='$(abspath $(O))' XP_BUILD='$(abspath $(B))' \
-           SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' \
+           SRCDIR='$(CURDIR)' MAKE='$(MAKE)' XP_CC='$(CC)' XP_CXX='$(CXX)' \
            XP_CFLAGS='$(CFLAGS)' XP_LDFLAGS='$(LDFLAGS)' \
            XP_XCFLAGS='$(XCFLAGS)' XP_LIBS='$(XLIBS)' \
            XP_SANITIZE='$(XP_SANITIZE)'

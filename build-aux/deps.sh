@@ -35,8 +35,8 @@ ar binutils
 # objdump), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
-# with google-pprof and go tool pprof on a program they build with
-# -lprofiler.
+# with google-pprof and go tool pprof on programs (C and C++) they build
+# with -lprofiler.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -51,6 +51,7 @@ objdump binutils
 awk mawk
 genhtml lcov
 google-pprof google-perftools
+c++ g++
 /usr/include/gperftools/profiler.h libgoogle-perftools-dev
 go golang-go
 "

@@ -73,4 +73,25 @@ xp_err cp_merge(void **acc, const void *in, double weight,
 xp_err cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
 
+/* google-pprof's names for PCs (cpuprof_names.c). */
+typedef struct {
+	char *name;            /* as pprof keys it: "name<address>" or "name" */
+	uint64_t start, end;
+} cp_routine;
+
+typedef struct {
+	cp_routine *r;         /* by start */
+	size_t n;
+} cp_names;
+
+/* pprof's table of routines of an object, from its symbols as nm
+ * --demangle lists them. */
+xp_err cp_names_build(const xp_sym *s, cp_names *t);
+void cp_names_free(cp_names *t);
+/* The routine pprof gives pc to, or NULL. */
+const char *cp_names_find(const cp_names *t, uint64_t pc);
+/* pprof's ShortFunctionName: no argument lists, address tag, template
+ * arguments or leading return type; malloc'd. */
+char *cp_short_name(const char *full);
+
 #endif

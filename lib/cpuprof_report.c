@@ -15,10 +15,13 @@
  *     executable's, or has the same base name.
  *  3. A PC in a position-independent object maps to the address
  *     PC - start + file offset of its mapping; in an object linked at a
- *     fixed address it is used as it is.  The function is the one the
- *     debugging information names (as addr2line does), else the symbol
- *     table's; "0x" and the address when neither knows it; the bare
- *     address when the object cannot be opened.
+ *     fixed address it is used as it is.  The function is addr2line's
+ *     (demangled, shortened), or the name of pprof's routine from nm
+ *     (cpuprof_names.c) when that starts with it or addr2line knows
+ *     none; "0x" and the address when no routine holds the PC; the bare
+ *     address when the object cannot be opened or has no symbols.
+ *     Short names that routines at different addresses share get
+ *     "@address".
  *  4. While the second PC of every call chain is the same, it is a frame
  *     of the profiler's signal handler and is removed (with the next one
  *     when it is the leaf PC's own return address), and frames of the
@@ -47,13 +50,19 @@ typedef struct {
 	uint64_t addr;
 	uint32_t key;      /* the report's key: function, or function+line */
 	uint32_t name, file, obj;  /* pool ids; UINT32_MAX: none */
+	uint32_t full;     /* the routine's tagged name, when it named it */
+	uint32_t disp;     /* the name shown: name, or name@address */
 	unsigned line;
+	int unknown;       /* pprof's "??": no name from anywhere */
+	int keyed;         /* key set (unopened object, Java) */
 } addrinfo;
 
 /* An object we tried to open. */
 typedef struct {
 	char *path;
 	xp_sym *sym;       /* NULL: could not be opened */
+	cp_names names;    /* pprof's routines, once built */
+	int names_built;
 } objent;
 
 typedef struct {
@@ -101,8 +110,9 @@ static const char *base_name(const char *p)
 	return s != NULL ? s + 1 : p;
 }
 
-/* The symbols of path (pprof's /usr/lib/debug copy first), cached. */
-static xp_sym *obj_open(symctx *c, const char *path)
+/* The symbols of path (pprof's /usr/lib/debug copy first), cached;
+ * NULL when out of memory. */
+static objent *obj_open(symctx *c, const char *path)
 {
 	char dbg[PATH_MAX + 16];
 	struct stat st;
@@ -111,7 +121,7 @@ static xp_sym *obj_open(symctx *c, const char *path)
 
 	for (size_t i = 0; i < c->nobj; i++)
 		if (strcmp(c->objs[i].path, path) == 0)
-			return c->objs[i].sym;
+			return &c->objs[i];
 	d = xp_diags_new(1);
 	if (d != NULL) {
 		if (path[0] == '/' &&
@@ -136,67 +146,208 @@ static xp_sym *obj_open(symctx *c, const char *path)
 		return NULL;
 	}
 	c->objs = q;
+	memset(&c->objs[c->nobj], 0, sizeof c->objs[c->nobj]);
 	c->objs[c->nobj].path = cp;
 	c->objs[c->nobj].sym = s;
-	c->nobj++;
-	return s;
+	return &c->objs[c->nobj++];
+}
+
+/* Whether a routine's name ends in pprof's "<address>" tag. */
+static int is_tagged(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 3 || s[n - 1] != '>')
+		return 0;
+	for (i = n - 1; i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') ||
+	                          (s[i - 1] >= 'a' && s[i - 1] <= 'f')); i--)
+		;
+	return i > 0 && i < n - 1 && s[i - 1] == '<';
+}
+
+/*
+ * The function pprof names for sa: addr2line's (demangled, shortened),
+ * unless its table of routines from nm has a name for sa that begins
+ * with it (then that one, which carries a symbol version), or addr2line
+ * knows none (then the table's, or "0x" and the address; "??" when the
+ * table is empty).  ai->full gets the routine's tagged name when it gave
+ * the name.
+ */
+static xp_err function_name(symctx *c, objent *o, uint64_t sa,
+                            const char *fn, addrinfo *ai)
+{
+	char *dem = NULL, *func = NULL, pcs[40];
+	const char *full = fn != NULL && fn[0] != '\0' ? fn : NULL;
+	const char *nm;
+	xp_err err;
+
+	if (!o->names_built) {
+		if ((err = cp_names_build(o->sym, &o->names)) != XP_E_OK)
+			return err;
+		o->names_built = 1;
+	}
+	snprintf(pcs, sizeof pcs, "0x%0*llx", c->width,
+	         (unsigned long long)ai->addr);
+	nm = o->names.n == 0 ? NULL : cp_names_find(&o->names, sa);
+	if (nm == NULL && o->names.n > 0)
+		nm = pcs;
+	if (full != NULL) {
+		dem = xp_sym_demangle(o->sym, full);
+		func = cp_short_name(dem != NULL ? dem : full);
+		free(dem);
+		if (func == NULL)
+			return XP_E_NOMEM;
+		if (nm != NULL && strncmp(nm, func, strlen(func)) == 0) {
+			free(func);
+			func = NULL;
+		}
+	}
+	if (func == NULL && nm == NULL) {
+		ai->unknown = 1;
+		func = strdup("??");
+	} else if (func == NULL) {
+		func = nm == pcs ? strdup(pcs) : cp_short_name(nm);
+		if (func != NULL && nm != pcs && is_tagged(nm) &&
+		    (err = intern(c->sp, nm, &ai->full)) != XP_E_OK) {
+			free(func);
+			return err;
+		}
+	}
+	if (func == NULL)
+		return XP_E_NOMEM;
+	err = intern(c->sp, func, &ai->name);
+	free(func);
+	return err;
 }
 
 static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
-                        int by_line, addrinfo *ai)
+                        addrinfo *ai)
 {
 	char buf[64];
 	const char *fn = NULL, *file = NULL;
 	unsigned line = 0;
-	xp_sym *s = lib != NULL ? obj_open(c, lib->path) : NULL;
+	objent *o = lib != NULL ? obj_open(c, lib->path) : NULL;
 	xp_err err;
 
 	ai->addr = addr;
-	ai->name = ai->file = ai->obj = UINT32_MAX;
+	ai->name = ai->file = ai->obj = ai->full = UINT32_MAX;
 	ai->line = 0;
-	if (s == NULL) {
+	if (lib != NULL && o == NULL)
+		return XP_E_NOMEM;
+	if (o == NULL || o->sym == NULL) {
 		snprintf(buf, sizeof buf, "%0*llx", c->width,
 		         (unsigned long long)addr);
 		if ((err = intern(c->sp, buf, &ai->key)) != XP_E_OK)
 			return err;
 		ai->name = ai->key;
+		ai->keyed = 1;
 		return XP_E_OK;
 	}
 	uint64_t sa = addr;
-	if (!lib->main && xp_sym_is_pic(s))
+	if (!lib->main && xp_sym_is_pic(o->sym))
 		sa = addr - lib->start + lib->offset;
-	if (xp_sym_line(s, sa, &file, &fn, &line) != 0) {
+	if (xp_sym_line(o->sym, sa, &file, &fn, &line) != 0) {
 		file = NULL;
 		fn = NULL;
 		line = 0;
 	}
-	if (fn == NULL) {
-		const xp_symbol *sy = xp_sym_lookup(s, sa);
-		fn = sy != NULL ? sy->name : NULL;
-	}
-	if (fn == NULL) {
-		snprintf(buf, sizeof buf, "0x%0*llx", c->width,
-		         (unsigned long long)addr);
-		fn = buf;
-	}
-	if ((err = intern(c->sp, fn, &ai->name)) != XP_E_OK ||
+	if ((err = function_name(c, o, sa, fn, ai)) != XP_E_OK ||
 	    (err = intern(c->sp, lib->path, &ai->obj)) != XP_E_OK)
 		return err;
 	if (file != NULL && (err = intern(c->sp, file, &ai->file)) != XP_E_OK)
 		return err;
 	ai->line = line;
-	if (!by_line) {
-		ai->key = ai->name;
-		return XP_E_OK;
+	return XP_E_OK;
+}
+
+typedef struct {
+	uint32_t name, full;
+	size_t i;
+} named;
+
+static int cmp_named(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->full < y->full ? -1 : x->full > y->full;
+}
+
+/*
+ * pprof's FillFullnameToShortnameMap: a short name that two routines of
+ * different addresses give is shown as "name@address" (the routine's
+ * address, no leading zeros) for each of them.  Then the keys.
+ */
+static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
+{
+	named *ix = malloc((na ? na : 1) * sizeof *ix);
+	size_t n = 0;
+	xp_err err = XP_E_OK;
+
+	if (ix == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < na; i++) {
+		ai[i].disp = ai[i].name;
+		if (!ai[i].keyed && ai[i].full != UINT32_MAX)
+			ix[n++] = (named){ai[i].name, ai[i].full, i};
 	}
-	{
-		size_t need = strlen(fn) + (file ? strlen(file) : 2) + 32;
-		char *k = malloc(need);
-		if (k == NULL)
-			return XP_E_NOMEM;
-		snprintf(k, need, "%s %s:%u", fn, file ? file : "??", line);
-		err = intern(c->sp, k, &ai->key);
-		free(k);
+	xp_qsort(ix, n, sizeof *ix, cmp_named);
+	for (size_t g = 0; g < n && err == XP_E_OK;) {
+		size_t e = g + 1;
+		int several = 0;
+		while (e < n && ix[e].name == ix[g].name) {
+			if (ix[e].full != ix[g].full)
+				several = 1;
+			e++;
+		}
+		for (size_t k = g; several && k < e && err == XP_E_OK; k++) {
+			addrinfo *x = &ai[ix[k].i];
+			const char *full = xp_strpool_str(c->sp, x->full);
+			const char *tag = strrchr(full, '<') + 1;
+			const char *name = xp_strpool_str(c->sp, x->name);
+			size_t need = strlen(name) + strlen(tag) + 2;
+			char *d = malloc(need);
+			if (d == NULL) {
+				err = XP_E_NOMEM;
+				break;
+			}
+			while (*tag == '0')
+				tag++;
+			snprintf(d, need, "%s@%.*s", name,
+			         (int)strcspn(tag, ">"), tag);
+			err = intern(c->sp, d, &x->disp);
+			free(d);
+		}
+		g = e;
+	}
+	free(ix);
+	for (size_t i = 0; i < na && err == XP_E_OK; i++) {
+		addrinfo *x = &ai[i];
+		const char *disp = xp_strpool_str(c->sp, x->disp);
+		const char *file = x->file != UINT32_MAX
+		                   ? xp_strpool_str(c->sp, x->file) : "??";
+		char buf[64];
+
+		if (x->keyed)
+			continue;
+		snprintf(buf, sizeof buf, "%0*llx", c->width,
+		         (unsigned long long)x->addr);
+		if (x->unknown && (!by_line ||
+		                   (x->file == UINT32_MAX && x->line == 0))) {
+			err = intern(c->sp, buf, &x->key);
+			if (err == XP_E_OK)
+				err = intern(c->sp, buf, &x->disp);
+		} else if (!by_line) {
+			x->key = x->disp;
+		} else {
+			size_t need = strlen(disp) + strlen(file) + 32;
+			char *k = malloc(need);
+			if (k == NULL)
+				return XP_E_NOMEM;
+			snprintf(k, need, "%s %s:%u", disp, file, x->line);
+			err = intern(c->sp, k, &x->key);
+			free(k);
+		}
 	}
 	return err;
 }
@@ -294,6 +445,10 @@ static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
 			if (err != XP_E_OK)
 				return err;
 		}
+	}
+	for (size_t i = 0; i < na; i++) {
+		ai[i].disp = ai[i].name;
+		ai[i].keyed = 1;
 	}
 	return XP_E_OK;
 }
@@ -483,10 +638,12 @@ static xp_err analyze(const xp_cpuprof *p, const char *exe, int by_line,
 			libent mainent = {exe, 0, maxpc, 0, 1};
 			if (best == NULL && have_exe)
 				best = &mainent;
-			if ((err = symbolize(&c, best, ai[i].addr, by_line,
+			if ((err = symbolize(&c, best, ai[i].addr,
 			                     &ai[i])) != XP_E_OK)
 				goto fail;
 		}
+		if ((err = name_keys(&c, ai, na, by_line)) != XP_E_OK)
+			goto fail;
 	}
 
 	/* 4. The profiler's signal frames. */
@@ -530,6 +687,7 @@ static xp_err analyze(const xp_cpuprof *p, const char *exe, int by_line,
 fail:
 	for (size_t i = 0; i < c.nobj; i++) {
 		free(c.objs[i].path);
+		cp_names_free(&c.objs[i].names);
 		xp_sym_free(c.objs[i].sym);
 	}
 	free(c.objs);
@@ -636,7 +794,7 @@ xp_err xp_cpuprof_report_new(const xp_cpuprof *p,
 		for (size_t j = 0; j < n; j++) {
 			const addrinfo *x = &ai[acc[j].ai];
 			xp_cpuprof_entry *e = &r->e[j];
-			e->name = xp_strpool_str(&an->sp, o->by_line ? x->name
+			e->name = xp_strpool_str(&an->sp, o->by_line ? x->disp
 			                                            : acc[j].key);
 			e->file = x->file != UINT32_MAX && o->by_line ?
 			          xp_strpool_str(&an->sp, x->file) : NULL;
@@ -811,7 +969,7 @@ xp_err cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 		const addrinfo *x = &an.ai[i];
 		pr[i].obj = x->obj != UINT32_MAX ? xp_strpool_str(&an.sp, x->obj)
 		                                 : unknown;
-		pr[i].name = xp_strpool_str(&an.sp, x->name);
+		pr[i].name = xp_strpool_str(&an.sp, x->disp);
 		pr[i].stamp = i;   /* the address, until sorted */
 	}
 	xp_qsort(pr, an.na, sizeof *pr, cmp_proc);

@@ -336,6 +336,19 @@ static inline void xp_wbuf_commit(xp_wbuf *w, size_t n)
  * string.
  */
 const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y);
+/*
+ * name demangled as binutils' nm --demangle and addr2line -C print it
+ * (parameters included), malloc'd; NULL when it is not a mangled name.
+ */
+char *xp_sym_demangle(const xp_sym *s, const char *name);
+/*
+ * y as `nm --demangle` prints it, malloc'd: the demangled name, then
+ * "@@VERSION" (or "@VERSION" when hidden) for a versioned dynamic
+ * symbol; *cls is nm's class letter ('T', 't', 'D'...).  NULL with *cls
+ * 0 for symbols nm does not list (debugging and section symbols), NULL
+ * with *cls set when out of memory.
+ */
+char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
 
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */

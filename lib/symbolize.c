@@ -462,3 +462,38 @@ int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
 	*line = l;
 	return f != NULL || fn != NULL || l != 0 ? 0 : -1;
 }
+
+/* libiberty's demangler options, as nm and addr2line pass them. */
+#define DEMANGLE_PARAMS 1   /* DMGL_PARAMS */
+#define DEMANGLE_ANSI 2     /* DMGL_ANSI */
+
+char *xp_sym_demangle(const xp_sym *s, const char *name)
+{
+	return bfd_demangle(s->abfd, name, DEMANGLE_PARAMS | DEMANGLE_ANSI);
+}
+
+char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls)
+{
+	asymbol *a = s->syms[y->seq];
+	const char *ver = NULL;
+	char *dem, *out;
+	bool hidden = false;
+	size_t len;
+
+	*cls = 0;
+	if (a->flags & BSF_DEBUGGING || bfd_is_target_special_symbol(s->abfd, a))
+		return NULL;
+	*cls = bfd_decode_symclass(a);
+	dem = xp_sym_demangle(s, y->name);
+	if (bfd_get_flavour(s->abfd) == bfd_target_elf_flavour)
+		ver = bfd_get_symbol_version_string(s->abfd, a, false, &hidden);
+	if (ver == NULL || ver[0] == '\0')
+		return dem != NULL ? dem : strdup(y->name);
+	len = strlen(dem != NULL ? dem : y->name) + strlen(ver) + 3;
+	out = malloc(len);
+	if (out != NULL)
+		snprintf(out, len, "%s%s%s", dem != NULL ? dem : y->name,
+		         hidden ? "@" : "@@", ver);
+	free(dem);
+	return out;
+}

@@ -12,7 +12,8 @@
 #  - merging: sums, weights, --rescale, and a profile whose executable
 #    was loaded elsewhere (rebased, not mixed);
 #  - live: a program built with -lprofiler is profiled twice; xprof_show
-#    must print what google-pprof --text (and --lines) prints; the merged
+#    must print what google-pprof --text (and --lines) prints, also with
+#    a sample added in shared libraries, and for a C++ program; the merged
 #    file must give google-pprof and go tool pprof what they give for the
 #    two inputs at once; the conversion to feedback feeds xprof_diff.
 #
@@ -233,18 +234,23 @@ for i in 1 2; do
 	CPUPROFILE=$work/run$i.prof CPUPROFILE_FREQUENCY=1000 \
 		./fibprog 29 >/dev/null 2>&1
 done
-for i in 1 2; do
-	for mode in "" --lines; do
-		n=cpuprof-live-pprof-run$i${mode:+-lines}
-		google-pprof --text $mode ./fibprog run$i.prof >pp.txt 2>/dev/null
-		if "$SHOW" $mode -e ./fibprog run$i.prof >ours.txt 2>err &&
+# pprof_same NAME EXE PROFILE: xprof_show prints what google-pprof --text
+# and --text --lines print (ours.txt keeps the plain report).
+pprof_same() {
+	for mode in --lines ""; do
+		google-pprof --text $mode "$2" "$3" >pp.txt 2>/dev/null
+		if "$SHOW" $mode -e "$2" "$3" >ours.txt 2>err &&
 		    [ -s pp.txt ] && cmp -s pp.txt ours.txt; then
-			pass "$n"
+			pass "$1${mode:+-lines}"
 		else
-			fail "$n" "differs from google-pprof --text $mode"
+			fail "$1${mode:+-lines}" "differs from google-pprof --text $mode"
 			diff pp.txt ours.txt | head >&2
 		fi
 	done
+}
+
+for i in 1 2; do
+	pprof_same cpuprof-live-pprof-run$i ./fibprog run$i.prof
 	n=cpuprof-live-roundtrip-run$i
 	if "$BTOA" run$i.prof rt.text && "$ATOB" rt.text rt.prof &&
 	    cmp -s rt.prof run$i.prof; then
@@ -253,6 +259,60 @@ for i in 1 2; do
 		fail "$n" "not the same bytes back"
 	fi
 done
+# A sample in libprofiler's CpuProfiler::~CpuProfiler called from libc's
+# __cxa_finalize, as when a sample lands at exit: pprof names both from
+# nm -D, demangled and with the symbol version.
+"$BTOA" run1.prof lib.text
+# exec_map PATTERN: start, file offset and path of the first executable
+# mapping whose path matches.
+exec_map() {
+	awk -v p="$1" '$1 == "map" && $3 ~ /x/ && $NF ~ p {
+		split($2, r, "-"); print r[1], $4, $NF; exit }' lib.text
+}
+set -- $(exec_map '/libprofiler[.]so')
+pstart=$1 poff=$2 ppath=$3
+set -- $(exec_map '/libc[.]so')
+cstart=$1 coff=$2 cpath=$3
+dtor=$(nm -D --defined-only "$ppath" 2>/dev/null |
+	awk '$3 == "_ZN11CpuProfilerD1Ev" { print $1; exit }')
+fin=$(nm -D --defined-only "$cpath" 2>/dev/null |
+	awk '$3 ~ /^__cxa_finalize(@|$)/ { print $1; exit }')
+if [ -z "$dtor" ] || [ -z "$fin" ]; then
+	fail cpuprof-live-libs "no CpuProfiler::~CpuProfiler or __cxa_finalize"
+else
+	leaf=$(printf '%#x' $((0x$pstart - 0x$poff + 0x$dtor + 16)))
+	caller=$(printf '%#x' $((0x$cstart - 0x$coff + 0x$fin + 0x46)))
+	awk -v s="sample 1 $leaf $caller" '/^trailer$/ { print s } { print }' \
+		lib.text > lib2.text
+	if "$ATOB" lib2.text lib.prof 2>err; then
+		pprof_same cpuprof-live-libs ./fibprog lib.prof
+		if grep -q ' CpuProfiler::~CpuProfiler$' ours.txt &&
+		    grep -q ' __cxa_finalize@@GLIBC_' ours.txt; then
+			pass cpuprof-live-libs-names
+		else
+			fail cpuprof-live-libs-names "$(head -8 ours.txt)"
+		fi
+	else
+		fail cpuprof-live-libs "$(cat err)"
+	fi
+fi
+
+# C++: demangled, shortened names; overloads told apart by address.
+if ! $XP_CXX -O0 -g -o namesprog "$SRCDIR/tests/cpuprof/names.cc" \
+    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
+	fail cpuprof-live-cxx-build "$(cat "$work/err")"
+else
+	CPUPROFILE=$work/names.prof CPUPROFILE_FREQUENCY=1000 \
+		./namesprog 300 >/dev/null 2>&1
+	pprof_same cpuprof-live-cxx ./namesprog names.prof
+	if grep -q ' shapes::spin@[0-9a-f]*$' ours.txt &&
+	    grep -q ' shapes::Grid::' ours.txt; then
+		pass cpuprof-live-cxx-names
+	else
+		fail cpuprof-live-cxx-names "$(head -8 ours.txt)"
+	fi
+fi
+
 "$MERGE" -o merged.prof run1.prof run2.prof 2>err
 google-pprof --text ./fibprog merged.prof >pp.txt 2>/dev/null
 google-pprof --text ./fibprog run1.prof run2.prof >pp2.txt 2>/dev/null

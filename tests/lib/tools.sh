@@ -17,6 +17,7 @@
 : "${SHOW:=$XP_O/merge/xprof_show}"
 : "${TMPDIR:=/tmp}"
 : "${XP_CC:=cc}"
+: "${XP_CXX:=c++}"
 
 failed=0
 pass() { echo "PASS $1"; }
