@@ -8,6 +8,7 @@
  * writes '.' as the decimal point.
  */
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,36 +16,13 @@
 
 #include "internal.h"
 
-static const char digits2[201] =
+const char xp_digits2[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233"
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* The 32-bit case: most fields are ids and small counts, and 32-bit
- * division by a constant is cheaper than 64-bit. */
-static inline size_t fmt_u32(char *p, uint32_t v)
+size_t xp_fmt_u64_big(char *p, uint64_t v)
 {
-	size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4
-	         : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7
-	         : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-	char *q = p + n;
-	while (v >= 100) {
-		uint32_t r = v % 100;
-		v /= 100;
-		q -= 2;
-		memcpy(q, digits2 + 2 * r, 2);
-	}
-	if (v >= 10)
-		memcpy(q - 2, digits2 + 2 * v, 2);
-	else
-		q[-1] = (char)('0' + v);
-	return n;
-}
-
-size_t xp_fmt_u64(char *p, uint64_t v)
-{
-	if (v <= UINT32_MAX)
-		return fmt_u32(p, (uint32_t)v);
 	/* Split off the low eight digits so that the rest is 32-bit work;
 	 * v < 2^64 has at most 20 digits, so the high part may itself need
 	 * one more split. */
@@ -56,7 +34,7 @@ size_t xp_fmt_u64(char *p, uint64_t v)
 		uint32_t r = lo % 100;
 		lo /= 100;
 		q -= 2;
-		memcpy(q, digits2 + 2 * r, 2);
+		memcpy(q, xp_digits2 + 2 * r, 2);
 	}
 	return n + 8;
 }
@@ -82,9 +60,10 @@ size_t xp_fmt_hex64(char *p, uint64_t v)
 }
 
 /*
- * Runs under the "C" numeric locale for the calling thread only, and
- * restores the thread's locale afterwards.  When no locale object can be
- * made (out of memory) the current locale is used.
+ * Runs under the "C" locale for the calling thread only, and restores
+ * the thread's locale afterwards.  The whole "C" locale is asked for
+ * because the C library hands that one out without making anything.
+ * When no locale object can be had the current locale is used.
  */
 typedef struct {
 	locale_t c, old;
@@ -92,7 +71,7 @@ typedef struct {
 
 static void c_locale_enter(clocale_guard *g)
 {
-	g->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	g->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	g->old = g->c ? uselocale(g->c) : (locale_t)0;
 }
 
@@ -114,10 +93,10 @@ static size_t fmt_special(char *p, double v)
 }
 
 /* Number of significant digits in %g output (its mantissa's digits,
- * leading zeros not counted). */
-static int sig_digits(const char *s)
+ * leading zeros not counted; trailing ones too when notrail). */
+static int sig_digits(const char *s, int notrail)
 {
-	int n = 0, lead = 1;
+	int n = 0, lead = 1, zeros = 0;
 	for (; *s && *s != 'e'; s++) {
 		if (*s < '0' || *s > '9')
 			continue;
@@ -125,7 +104,10 @@ static int sig_digits(const char *s)
 			continue;
 		lead = 0;
 		n++;
+		zeros = *s == '0' ? zeros + 1 : 0;
 	}
+	if (notrail)
+		n -= zeros;
 	return n ? n : 1;
 }
 
@@ -143,41 +125,53 @@ static int round_trips(char *tmp, size_t cap, int prec, double v, int is_float)
 }
 
 /*
- * The shortest %g text that reads back to exactly v.  Printed with the
- * full precision (9 digits for a float, 17 for a double) every value
- * reads back; when that text has d < full significant digits, the
- * shortest has at most d (the digits after were zeros).  Otherwise the
- * shortest is nearly always full-1 or full, so those are tried first.
- * Whether a precision reads back is monotonic in the precision, so what
- * remains is found by bisection.
+ * The smallest precision whose %g text reads back to exactly v.  Printed
+ * with the full precision (9 digits for a float, 17 for a double) every
+ * value reads back, and whether a precision reads back is monotonic in
+ * the precision.
+ *
+ * For a normal value the text at the guaranteed precision (6 digits for
+ * a float, 15 for a double) settles it when it reads back: the value's
+ * rounding interval is narrower than the gap between decimals of that
+ * many digits, so the shortest text that reads back is that one without
+ * its trailing zeros.  When it does not, the answer lies above it.
+ * Subnormal values have wider intervals and are found by bisection.
  */
+static int shortest_prec(char *tmp, size_t cap, double v, int is_float)
+{
+	const int full = is_float ? 9 : 17, dig = is_float ? 6 : 15;
+	const double min_normal = is_float ? FLT_MIN : DBL_MIN;
+
+	if (v == 0 || fabs(v) >= min_normal) {
+		if (round_trips(tmp, cap, dig, v, is_float))
+			return sig_digits(tmp, 1);
+		for (int prec = dig + 1; prec < full; prec++)
+			if (round_trips(tmp, cap, prec, v, is_float))
+				return prec;
+		return full;
+	}
+	snprintf(tmp, cap, "%.*g", full, v);
+	int lo = 1, hi = sig_digits(tmp, 0);
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (round_trips(tmp, cap, mid, v, is_float))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The shortest %g text that reads back to exactly v. */
 static size_t fmt_shortest(char *p, double v, int is_float)
 {
 	/* %g output is at most 24 bytes at these precisions; the buffer is
 	 * sized for what the compiler cannot know. */
 	char tmp[320];
-	const int full = is_float ? 9 : 17;
 	clocale_guard g;
 	c_locale_enter(&g);
-	snprintf(tmp, sizeof tmp, "%.*g", full, v);
-	int d = sig_digits(tmp);
-	int lo = 1, hi = d < full ? d : full;
-	if (hi == full) {
-		if (!round_trips(tmp, sizeof tmp, full - 1, v, is_float))
-			lo = hi = full;
-		else if (!round_trips(tmp, sizeof tmp, full - 2, v, is_float))
-			lo = hi = full - 1;
-		else
-			hi = full - 2;
-	}
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (round_trips(tmp, sizeof tmp, mid, v, is_float))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	int n = snprintf(tmp, sizeof tmp, "%.*g", lo, v);
+	int n = snprintf(tmp, sizeof tmp, "%.*g",
+	                 shortest_prec(tmp, sizeof tmp, v, is_float), v);
 	c_locale_leave(&g);
 	memcpy(p, tmp, (size_t)n);
 	return (size_t)n;
@@ -197,6 +191,35 @@ size_t xp_fmt_double(char *p, double v)
 	return fmt_shortest(p, v, 0);
 }
 
+/* strtod and strtof in the "C" locale; errno is theirs. */
+static double c_strtod(const char *s, char **end)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	double v;
+	errno = 0;
+	if (c == (locale_t)0)
+		return strtod(s, end);
+	v = strtod_l(s, end, c);
+	int e = errno;
+	freelocale(c);
+	errno = e;
+	return v;
+}
+
+static float c_strtof(const char *s, char **end)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	float v;
+	errno = 0;
+	if (c == (locale_t)0)
+		return strtof(s, end);
+	v = strtof_l(s, end, c);
+	int e = errno;
+	freelocale(c);
+	errno = e;
+	return v;
+}
+
 /* Copies a token into a NUL-terminated buffer; 0 if it is too long. */
 static int token(char *buf, size_t cap, const char *s, size_t len)
 {
@@ -213,13 +236,9 @@ int xp_parse_double(const char *s, size_t len, double *out)
 	char buf[512];
 	if (!token(buf, sizeof buf, s, len))
 		return -1;
-	clocale_guard g;
-	c_locale_enter(&g);
 	char *end;
-	errno = 0;
-	double v = strtod(buf, &end);
+	double v = c_strtod(buf, &end);
 	int e = errno;
-	c_locale_leave(&g);
 	if (end != buf + len)
 		return -1;
 	if (isnan(v)) {
@@ -238,13 +257,9 @@ int xp_parse_float(const char *s, size_t len, float *out)
 	char buf[512];
 	if (!token(buf, sizeof buf, s, len))
 		return -1;
-	clocale_guard g;
-	c_locale_enter(&g);
 	char *end;
-	errno = 0;
-	float v = strtof(buf, &end);
+	float v = c_strtof(buf, &end);
 	int e = errno;
-	c_locale_leave(&g);
 	if (end != buf + len)
 		return -1;
 	if (isnan(v)) {

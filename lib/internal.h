@@ -354,8 +354,44 @@ char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
 
+/* "00" "01" ... "99": two digits at a time. */
+extern const char xp_digits2[201];
+
+/* Writes v in decimal at p (no NUL); returns the number of bytes (<=10).
+ * Inline: writing text is dominated by numbers, most of them small. */
+static inline size_t xp_fmt_u32(char *p, uint32_t v)
+{
+	static const uint32_t pow10[10] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u,
+	};
+	/* Digits from the bit length: t is log10 rounded down or one less. */
+	unsigned t = ((32u - (unsigned)__builtin_clz(v | 1u)) * 1233u) >> 12;
+	size_t n = t + ((v | 1u) >= pow10[t]);
+	char *q = p + n;
+
+	while (v >= 100) {
+		uint32_t r = v % 100;
+		v /= 100;
+		q -= 2;
+		memcpy(q, xp_digits2 + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(q - 2, xp_digits2 + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return n;
+}
+
+/* Numbers above 2^32 - 1 (fmt.c). */
+size_t xp_fmt_u64_big(char *p, uint64_t v);
+
 /* Writes v in decimal at p (no NUL); returns the number of bytes (<=20). */
-size_t xp_fmt_u64(char *p, uint64_t v);
+static inline size_t xp_fmt_u64(char *p, uint64_t v)
+{
+	return v <= UINT32_MAX ? xp_fmt_u32(p, (uint32_t)v)
+	                       : xp_fmt_u64_big(p, v);
+}
 /* Lower-case hexadecimal, no prefix, no leading zeros (<=16 bytes). */
 size_t xp_fmt_hex64(char *p, uint64_t v);
 /* Signed decimal (<=20 bytes). */

@@ -1,0 +1,155 @@
+/*
+ * fmt.c - unit tests of the float formatting of the text forms
+ * (lib/fmt.c): xp_fmt_double and xp_fmt_float must give the %g text of
+ * the smallest precision that reads back to the same bits.  Checked
+ * against a plain search over every precision, for chosen values
+ * (subnormals, powers of ten, the largest and smallest) and for many
+ * random bit patterns.  Integers (xp_fmt_u64, xp_fmt_i64) are checked
+ * against printf around every power of ten and at random.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "unit.h"
+
+/* The plain search: precisions 1, 2, ... until one reads back. */
+static void shortest(char *out, size_t cap, double v, int is_float)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(out, cap, "%.*g", prec, v);
+		if (is_float) {
+			float b = strtof(out, NULL), f = (float)v;
+			if (memcmp(&b, &f, sizeof f) == 0)
+				return;
+		} else {
+			double b = strtod(out, NULL);
+			if (memcmp(&b, &v, sizeof v) == 0)
+				return;
+		}
+	}
+}
+
+static int same_double(double v)
+{
+	char want[64], got[64];
+	shortest(want, sizeof want, v, 0);
+	got[xp_fmt_double(got, v)] = '\0';
+	if (strcmp(want, got) != 0)
+		printf("  %a: %s, want %s\n", v, got, want);
+	return strcmp(want, got) == 0;
+}
+
+static int same_float(float v)
+{
+	char want[64], got[64];
+	shortest(want, sizeof want, v, 1);
+	got[xp_fmt_float(got, v)] = '\0';
+	if (strcmp(want, got) != 0)
+		printf("  %a: %s, want %s\n", (double)v, got, want);
+	return strcmp(want, got) == 0;
+}
+
+static uint64_t next(uint64_t *s)
+{
+	/* splitmix64 */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void test_chosen(void)
+{
+	static const double d[] = {
+		0.0, -0.0, 1.0, 0.1, 0.3, 1e23, 9007199254740993.0, 1200.0,
+		177.197, -736.625, 5e-324, -4.9406564584124654e-324,
+		2.2250738585072014e-308, 2.2250738585072009e-308, 1e-310,
+		1.7976931348623157e308, 123456789012345678.0, 1e15, 1e16,
+		1e17, 0.000123, 3.0e-5,
+	};
+	static const float f[] = {
+		0.0f, 1.0f, 0.1f, 3.4028235e38f, 1.17549435e-38f, 1e-45f,
+		1.4e-45f, 5.8774718e-39f, -9.860335e-27f, 16777217.0f, 100.0f,
+		0.3f,
+	};
+	for (size_t i = 0; i < sizeof d / sizeof *d; i++)
+		CHECK(same_double(d[i]));
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		CHECK(same_float(f[i]));
+}
+
+static void test_random(void)
+{
+	uint64_t s = 20261121;
+	int bad = 0;
+
+	for (int i = 0; i < 40000 && bad < 5; i++) {
+		uint64_t bits = next(&s);
+		uint32_t fbits = (uint32_t)next(&s);
+		double v;
+		float f;
+		/* Every other value subnormal or small, where the rule is
+		 * different. */
+		if (i & 1)
+			bits &= 0x800fffffffffffffull;
+		if (i & 2)
+			fbits &= 0x807fffffu;
+		memcpy(&v, &bits, sizeof v);
+		memcpy(&f, &fbits, sizeof f);
+		if (!isnan(v) && !isinf(v) && !same_double(v))
+			bad++;
+		if (!isnan(f) && !isinf(f) && !same_float(f))
+			bad++;
+	}
+	CHECK(bad == 0);
+}
+
+static int same_u64(uint64_t v)
+{
+	char want[32], got[32];
+	snprintf(want, sizeof want, "%" PRIu64, v);
+	got[xp_fmt_u64(got, v)] = '\0';
+	if (strcmp(want, got) != 0)
+		printf("  %s, want %s\n", got, want);
+	return strcmp(want, got) == 0;
+}
+
+static int same_i64(int64_t v)
+{
+	char want[32], got[32];
+	snprintf(want, sizeof want, "%" PRId64, v);
+	got[xp_fmt_i64(got, v)] = '\0';
+	return strcmp(want, got) == 0;
+}
+
+static void test_integers(void)
+{
+	uint64_t p = 1, s = 7;
+
+	CHECK(same_u64(0));
+	CHECK(same_u64(UINT32_MAX));
+	CHECK(same_u64((uint64_t)UINT32_MAX + 1));
+	CHECK(same_u64(UINT64_MAX));
+	CHECK(same_i64(INT64_MIN));
+	CHECK(same_i64(-1));
+	for (int k = 0; k < 20; k++, p *= 10) {
+		CHECK(same_u64(p - 1));
+		CHECK(same_u64(p));
+		CHECK(same_u64(p + 1));
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = next(&s) >> (next(&s) % 64);
+		CHECK(same_u64(v));
+		CHECK(same_i64((int64_t)v));
+	}
+}
+
+int main(void)
+{
+	RUN(test_integers);
+	RUN(test_chosen);
+	RUN(test_random);
+	return unit_done();
+}
