@@ -36,7 +36,7 @@ XCFLAGS += -Werror
 endif
 LDFLAGS ?=
 # Libraries that programs linked with libxprof.a need besides it.
-XLIBS := -lbfd
+XLIBS := -lbfd -lpthread
 FLEX ?= flex
 BISON ?= bison
 FLEXFLAGS ?= -Cf

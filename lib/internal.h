@@ -281,6 +281,7 @@ xp_err xp_diag_file(xp_diags *d, xp_err code, const char *file,
  */
 typedef struct {
 	int fd;              /* -1: writing to mem */
+	struct xp_wbuf_async *async;  /* writing behind (wbuf.c), or NULL */
 	xp_buf mem;
 	unsigned char *buf;
 	size_t len, cap;
