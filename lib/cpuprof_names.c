@@ -174,61 +174,46 @@ static void cut(char *s, size_t from, size_t to)
 	memmove(s + from, s + to, strlen(s + to) + 1);
 }
 
-/* One pass of s/\([^()]*\)(\s*const)?//g; 1 when something went. */
-static int cut_params(char *s)
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+/*
+ * One pass of s/<[^<>]*>//g (open '<', close '>'), or with with_const
+ * of s/\([^()]*\)(\s*const)?//g; 1 when something went.
+ */
+static int cut_groups(char *s, char open, char close, int with_const)
 {
 	int any = 0;
 	size_t i = 0;
 
 	while (s[i] != '\0') {
 		size_t j;
-		if (s[i] != '(') {
+		if (s[i] != open) {
 			i++;
 			continue;
 		}
-		for (j = i + 1; s[j] != '\0' && s[j] != '(' && s[j] != ')'; j++)
+		for (j = i + 1; s[j] != '\0' && s[j] != open && s[j] != close;
+		     j++)
 			;
 		if (s[j] == '\0')
 			break;
-		if (s[j] == '(') {
+		if (s[j] == open) {
 			i = j;
 			continue;
 		}
 		j++;
-		size_t k = j;
-		while (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' ||
-		       s[k] == '\r' || s[k] == '\f' || s[k] == '\v')
-			k++;
-		if (strncmp(s + k, "const", 5) == 0)
-			j = k + 5;
+		if (with_const) {
+			size_t k = j;
+			while (is_space(s[k]))
+				k++;
+			if (strncmp(s + k, "const", 5) == 0)
+				j = k + 5;
+		}
 		cut(s, i, j);
 		any = 1;
-	}
-	return any;
-}
-
-/* One pass of s/<[^<>]*>//g; 1 when something went. */
-static int cut_templates(char *s)
-{
-	int any = 0;
-	size_t i = 0;
-
-	while (s[i] != '\0') {
-		size_t j;
-		if (s[i] != '<') {
-			i++;
-			continue;
-		}
-		for (j = i + 1; s[j] != '\0' && s[j] != '<' && s[j] != '>'; j++)
-			;
-		if (s[j] == '>') {
-			cut(s, i, j + 1);
-			any = 1;
-		} else if (s[j] == '\0') {
-			break;
-		} else {
-			i = j;
-		}
 	}
 	return any;
 }
@@ -239,12 +224,6 @@ static int is_word(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
 char *cp_short_name(const char *full)
 {
 	char *s = strdup(full);
@@ -252,7 +231,7 @@ char *cp_short_name(const char *full)
 
 	if (s == NULL)
 		return NULL;
-	while (cut_params(s))
+	while (cut_groups(s, '(', ')', 1))
 		;
 	/* s/<[0-9a-f]*>$//: the address tag of the routine table. */
 	n = strlen(s);
@@ -264,7 +243,7 @@ char *cp_short_name(const char *full)
 		if (i > 0 && s[i - 1] == '<')
 			s[i - 1] = '\0';
 	}
-	while (cut_templates(s))
+	while (cut_groups(s, '<', '>', 0))
 		;
 	/* s/^.*\s+(\w+::)/$1/: from the last blank run that a word and
 	 * "::" follow. */

@@ -191,33 +191,19 @@ size_t xp_fmt_double(char *p, double v)
 	return fmt_shortest(p, v, 0);
 }
 
-/* strtod and strtof in the "C" locale; errno is theirs. */
-static double c_strtod(const char *s, char **end)
+/* strtof (f) or strtod (d) in the "C" locale; errno is theirs. */
+static void c_strto(const char *s, char **end, float *f, double *d)
 {
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	double v;
 	errno = 0;
-	if (c == (locale_t)0)
-		return strtod(s, end);
-	v = strtod_l(s, end, c);
+	if (f != NULL)
+		*f = c ? strtof_l(s, end, c) : strtof(s, end);
+	else
+		*d = c ? strtod_l(s, end, c) : strtod(s, end);
 	int e = errno;
-	freelocale(c);
+	if (c)
+		freelocale(c);
 	errno = e;
-	return v;
-}
-
-static float c_strtof(const char *s, char **end)
-{
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	float v;
-	errno = 0;
-	if (c == (locale_t)0)
-		return strtof(s, end);
-	v = strtof_l(s, end, c);
-	int e = errno;
-	freelocale(c);
-	errno = e;
-	return v;
 }
 
 /* Copies a token into a NUL-terminated buffer; 0 if it is too long. */
@@ -231,42 +217,42 @@ static int token(char *buf, size_t cap, const char *s, size_t len)
 	return !(buf[0] == ' ' || buf[0] == '\t');
 }
 
-int xp_parse_double(const char *s, size_t len, double *out)
+/* xp_parse_float (f) or xp_parse_double (d). */
+static int parse_num(const char *s, size_t len, float *f, double *d)
 {
-	char buf[512];
+	char buf[512], *end;
+	float fv = 0;
+	double dv = 0;
+
 	if (!token(buf, sizeof buf, s, len))
 		return -1;
-	char *end;
-	double v = c_strtod(buf, &end);
+	c_strto(buf, &end, f != NULL ? &fv : NULL, &dv);
 	int e = errno;
 	if (end != buf + len)
 		return -1;
-	if (isnan(v)) {
+	if (f != NULL)
+		dv = fv;
+	if (isnan(dv)) {
 		/* Payloads are not kept: every NaN is the default quiet NaN
 		 * with the sign it was written with. */
-		v = buf[0] == '-' ? -NAN : NAN;
-	} else if (e == ERANGE && isinf(v)) {
+		dv = buf[0] == '-' ? -NAN : NAN;
+		fv = buf[0] == '-' ? -NAN : NAN;
+	} else if (e == ERANGE && isinf(dv)) {
 		return 1;
 	}
-	*out = v;
+	if (f != NULL)
+		*f = fv;
+	else
+		*d = dv;
 	return 0;
+}
+
+int xp_parse_double(const char *s, size_t len, double *out)
+{
+	return parse_num(s, len, NULL, out);
 }
 
 int xp_parse_float(const char *s, size_t len, float *out)
 {
-	char buf[512];
-	if (!token(buf, sizeof buf, s, len))
-		return -1;
-	char *end;
-	float v = c_strtof(buf, &end);
-	int e = errno;
-	if (end != buf + len)
-		return -1;
-	if (isnan(v)) {
-		v = buf[0] == '-' ? -NAN : NAN;
-	} else if (e == ERANGE && isinf(v)) {
-		return 1;
-	}
-	*out = v;
-	return 0;
+	return parse_num(s, len, out, NULL);
 }

@@ -259,6 +259,19 @@ for i in 1 2; do
 		fail "$n" "not the same bytes back"
 	fi
 done
+# has_names NAME PATTERN...: every pattern (grep) matches in ours.txt.
+has_names() {
+	n=$1
+	shift
+	for pat in "$@"; do
+		if ! grep -q -- "$pat" ours.txt; then
+			fail "$n" "no $pat in: $(head -8 ours.txt)"
+			return
+		fi
+	done
+	pass "$n"
+}
+
 # A sample in libprofiler's CpuProfiler::~CpuProfiler called from libc's
 # __cxa_finalize, as when a sample lands at exit: pprof names both from
 # nm -D, demangled and with the symbol version.
@@ -286,12 +299,8 @@ else
 		lib.text > lib2.text
 	if "$ATOB" lib2.text lib.prof 2>err; then
 		pprof_same cpuprof-live-libs ./fibprog lib.prof
-		if grep -q ' CpuProfiler::~CpuProfiler$' ours.txt &&
-		    grep -q ' __cxa_finalize@@GLIBC_' ours.txt; then
-			pass cpuprof-live-libs-names
-		else
-			fail cpuprof-live-libs-names "$(head -8 ours.txt)"
-		fi
+		has_names cpuprof-live-libs-names ' CpuProfiler::~CpuProfiler$' \
+		    ' __cxa_finalize@@GLIBC_'
 	else
 		fail cpuprof-live-libs "$(cat err)"
 	fi
@@ -305,12 +314,8 @@ else
 	CPUPROFILE=$work/names.prof CPUPROFILE_FREQUENCY=1000 \
 		./namesprog 300 >/dev/null 2>&1
 	pprof_same cpuprof-live-cxx ./namesprog names.prof
-	if grep -q ' shapes::spin@[0-9a-f]*$' ours.txt &&
-	    grep -q ' shapes::Grid::' ours.txt; then
-		pass cpuprof-live-cxx-names
-	else
-		fail cpuprof-live-cxx-names "$(head -8 ours.txt)"
-	fi
+	has_names cpuprof-live-cxx-names ' shapes::spin@[0-9a-f]*$' \
+	    ' shapes::Grid::'
 fi
 
 "$MERGE" -o merged.prof run1.prof run2.prof 2>err
