@@ -183,37 +183,17 @@ static xp_err expect(tok *t, const char *kw)
 /* A number, decimal or 0x hex, at most max. */
 static xp_err number(tok *t, const char *what, uint64_t max, uint64_t *out)
 {
-	size_t len, i = 0;
+	size_t len;
 	const char *s = word(t, &len);
-	unsigned base = 10;
 	uint64_t v = 0;
 
 	if (len == 0)
 		return xp_lines_error(t->l, XP_E_SYNTAX, s, "expected %s", what);
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	for (; i < len; i++) {
-		unsigned dgt;
-		char c = s[i];
-
-		if (c >= '0' && c <= '9')
-			dgt = (unsigned)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			dgt = (unsigned)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			dgt = (unsigned)(c - 'A' + 10);
-		else
-			return xp_lines_error(t->l, XP_E_SYNTAX, s,
-			                      "%s is not a number", what);
-		if (v > (UINT64_MAX - dgt) / base)
-			return xp_lines_error(t->l, XP_E_SYNTAX, s,
-			                      "%s is too large (at most %llu)",
-			                      what, (unsigned long long)max);
-		v = v * base + dgt;
-	}
-	if (v > max)
+	int bad = xp_parse_u64(s, len, &v);
+	if (bad < 0)
+		return xp_lines_error(t->l, XP_E_SYNTAX, s, "%s is not a number",
+		                      what);
+	if (bad > 0 || v > max)
 		return xp_lines_error(t->l, XP_E_SYNTAX, s,
 		                      "%s is too large (at most %llu)", what,
 		                      (unsigned long long)max);

@@ -229,36 +229,20 @@ static xp_err expect_word(tp *t, const char *kw)
 static xp_err number(tp *t, uint64_t max, const char *what, uint64_t *v,
                      const char **at)
 {
-	size_t n, i = 0;
+	size_t n;
 	const char *s = token(t, &n);
-	unsigned base = 10;
 	uint64_t x = 0;
 
 	if (s == NULL)
 		return err_at(t, t->end, "expected %s", what);
 	if (at != NULL)
 		*at = s;
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	for (; i < n; i++) {
-		unsigned dgt;
-		char c = s[i];
-
-		if (c >= '0' && c <= '9')
-			dgt = (unsigned)(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			dgt = (unsigned)(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			dgt = (unsigned)(c - 'A' + 10);
-		else
-			return err_at(t, s, "expected %s, not '%.*s'", what,
-			              (int)(n > 40 ? 40 : n), s);
-		if (x > (UINT64_MAX - dgt) / base)
-			return err_at(t, s, "%s too large", what);
-		x = x * base + dgt;
-	}
+	int bad = xp_parse_u64(s, n, &x);
+	if (bad < 0)
+		return err_at(t, s, "expected %s, not '%.*s'", what,
+		              (int)(n > 40 ? 40 : n), s);
+	if (bad > 0)
+		return err_at(t, s, "%s does not fit in 64 bits", what);
 	if (x > max)
 		return err_at(t, s, "%s %" PRIu64 " does not fit in %u bytes",
 		              what, x, max == UINT32_MAX ? 4u : 8u);

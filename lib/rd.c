@@ -112,3 +112,25 @@ xp_err xp_lines_error(const xp_lines *l, xp_err code, const char *at,
 	return xp_diag_text(l->d, code, l->name, l->lineno ? l->lineno : 1,
 	                    col, l->off, l->line, l->len, "%s", msg);
 }
+
+int xp_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	unsigned base = 10;
+	size_t i = 0;
+	uint64_t v = 0;
+
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	for (; i < n; i++) {
+		int d = xp_hexval((unsigned char)s[i]);
+		if (d < 0 || (unsigned)d >= base)
+			return -1;
+		if (v > (UINT64_MAX - (unsigned)d) / base)
+			return 1;
+		v = v * base + (unsigned)d;
+	}
+	*out = v;
+	return 0;
+}

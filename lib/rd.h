@@ -89,6 +89,13 @@ static inline int xp_hexval(int c)
 	return -1;
 }
 
+/*
+ * A number of the text forms: decimal, or hexadecimal after "0x" (or
+ * "0X"), n > 0 bytes at s.  0 with *out set; -1 when a byte is not a
+ * digit; 1 when the value does not fit in 64 bits.
+ */
+int xp_parse_u64(const char *s, size_t n, uint64_t *out);
+
 /* printf(3) into a writer, whatever the length. */
 void xp_wbuf_printf(xp_wbuf *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
