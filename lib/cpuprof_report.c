@@ -83,6 +83,14 @@ static xp_err intern(xp_strpool *sp, const char *s, uint32_t *id)
 	return xp_strpool_intern(sp, s, strlen(s), id);
 }
 
+/* The bare address, zero-padded as pprof prints a PC it cannot name. */
+static xp_err intern_pc(symctx *c, uint64_t addr, uint32_t *id)
+{
+	char buf[40];
+	snprintf(buf, sizeof buf, "%0*llx", c->width, (unsigned long long)addr);
+	return intern(c->sp, buf, id);
+}
+
 /* The path with pprof's library suffix: ".so" then ".N" groups. */
 static int is_shlib(const char *path)
 {
@@ -223,7 +231,6 @@ static xp_err function_name(symctx *c, objent *o, uint64_t sa,
 static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
                         addrinfo *ai)
 {
-	char buf[64];
 	const char *fn = NULL, *file = NULL;
 	unsigned line = 0;
 	objent *o = lib != NULL ? obj_open(c, lib->path) : NULL;
@@ -235,9 +242,7 @@ static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
 	if (lib != NULL && o == NULL)
 		return XP_E_NOMEM;
 	if (o == NULL || o->sym == NULL) {
-		snprintf(buf, sizeof buf, "%0*llx", c->width,
-		         (unsigned long long)addr);
-		if ((err = intern(c->sp, buf, &ai->key)) != XP_E_OK)
+		if ((err = intern_pc(c, addr, &ai->key)) != XP_E_OK)
 			return err;
 		ai->name = ai->key;
 		ai->keyed = 1;
@@ -326,17 +331,13 @@ static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
 		const char *disp = xp_strpool_str(c->sp, x->disp);
 		const char *file = x->file != UINT32_MAX
 		                   ? xp_strpool_str(c->sp, x->file) : "??";
-		char buf[64];
 
 		if (x->keyed)
 			continue;
-		snprintf(buf, sizeof buf, "%0*llx", c->width,
-		         (unsigned long long)x->addr);
 		if (x->unknown && (!by_line ||
 		                   (x->file == UINT32_MAX && x->line == 0))) {
-			err = intern(c->sp, buf, &x->key);
-			if (err == XP_E_OK)
-				err = intern(c->sp, buf, &x->disp);
+			err = intern_pc(c, x->addr, &x->key);
+			x->disp = x->key;
 		} else if (!by_line) {
 			x->key = x->disp;
 		} else {
@@ -363,13 +364,10 @@ static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
                          addrinfo *ai, size_t na)
 {
 	const char *s = p->text, *end = p->text + p->textlen;
-	char buf[64];
 	xp_err err;
 
 	for (size_t i = 0; i < na; i++) {
-		snprintf(buf, sizeof buf, "%0*llx", c->width,
-		         (unsigned long long)ai[i].addr);
-		if ((err = intern(c->sp, buf, &ai[i].key)) != XP_E_OK)
+		if ((err = intern_pc(c, ai[i].addr, &ai[i].key)) != XP_E_OK)
 			return err;
 		ai[i].name = ai[i].key;
 		ai[i].file = ai[i].obj = UINT32_MAX;

@@ -154,6 +154,28 @@ static uint64_t elf_field(const unsigned char *p, unsigned size, int big)
 	return big ? xp_get_be64(p) : xp_get_le64(p);
 }
 
+/* The fields of an ELF section header that the string table needs. */
+typedef struct {
+	uint64_t type, offset, size, link, entsize;
+} elf_shdr;
+
+/* Section header i; 0, or -1 when it cannot be read. */
+static int read_shdr(bfd *abfd, uint64_t shoff, unsigned shentsize,
+                     uint64_t i, int c64, int big, elf_shdr *h)
+{
+	unsigned char sh[64];
+	unsigned w = c64 ? 8 : 4;
+
+	if (read_at(abfd, shoff + i * shentsize, sh, c64 ? 64 : 40) != 0)
+		return -1;
+	h->type = elf_field(sh + 4, 4, big);
+	h->offset = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
+	h->size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
+	h->link = elf_field(sh + (c64 ? 0x28 : 0x18), 4, big);
+	h->entsize = elf_field(sh + (c64 ? 0x38 : 0x24), w, big);
+	return 0;
+}
+
 /*
  * Finds the first SHT_SYMTAB section (the one libbfd reads) and copies
  * its string table.  Anything unexpected leaves s->strtab NULL: the raw
@@ -161,10 +183,11 @@ static uint64_t elf_field(const unsigned char *p, unsigned size, int big)
  */
 static void read_elf_strtab(xp_sym *s)
 {
-	unsigned char eh[64], sh[64];
+	unsigned char eh[64];
 	uint64_t shoff, shnum;
-	unsigned shentsize, w;
+	unsigned shentsize;
 	int big, c64;
+	elf_shdr h, st;
 
 	if (bfd_get_flavour(s->abfd) != bfd_target_elf_flavour ||
 	    read_at(s->abfd, 0, eh, 16) != 0 || eh[4] < 1 || eh[4] > 2 ||
@@ -172,51 +195,42 @@ static void read_elf_strtab(xp_sym *s)
 		return;
 	c64 = eh[4] == 2;
 	big = eh[5] == 2;
-	w = c64 ? 8 : 4;
 	if (read_at(s->abfd, 0, eh, c64 ? 64 : 52) != 0)
 		return;
-	shoff = elf_field(eh + (c64 ? 0x28 : 0x20), w, big);
+	shoff = elf_field(eh + (c64 ? 0x28 : 0x20), c64 ? 8 : 4, big);
 	shentsize = (unsigned)elf_field(eh + (c64 ? 0x3a : 0x2e), 2, big);
 	shnum = elf_field(eh + (c64 ? 0x3c : 0x30), 2, big);
 	if (shoff == 0 || shentsize < (c64 ? 64u : 40u) || shentsize > 4096)
 		return;
-	if (shnum == 0) {  /* the count is in section 0's sh_size */
-		if (read_at(s->abfd, shoff, sh, c64 ? 64 : 40) != 0)
-			return;
-		shnum = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
-	}
+	/* With 0 the count is in section 0's sh_size. */
+	if (shnum == 0 &&
+	    read_shdr(s->abfd, shoff, shentsize, 0, c64, big, &h) == 0)
+		shnum = h.size;
 	for (uint64_t i = 1; i < shnum && i < (1u << 24); i++) {
-		uint64_t link, off, size, ent;
-		if (read_at(s->abfd, shoff + i * shentsize, sh, c64 ? 64 : 40))
+		if (read_shdr(s->abfd, shoff, shentsize, i, c64, big, &h) != 0)
 			return;
-		if (elf_field(sh + 4, 4, big) != 2)   /* SHT_SYMTAB */
+		if (h.type != 2)   /* SHT_SYMTAB */
 			continue;
-		off = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
-		size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
-		link = elf_field(sh + (c64 ? 0x28 : 0x18), 4, big);
-		ent = elf_field(sh + (c64 ? 0x38 : 0x24), w, big);
-		if (ent < (c64 ? 24u : 16u) || ent > 4096 || link >= shnum ||
-		    read_at(s->abfd, shoff + link * shentsize, sh,
-		            c64 ? 64 : 40) != 0)
+		if (h.entsize < (c64 ? 24u : 16u) || h.entsize > 4096 ||
+		    h.link >= shnum ||
+		    read_shdr(s->abfd, shoff, shentsize, h.link, c64, big,
+		              &st) != 0 ||
+		    st.size == 0 || st.size > ((uint64_t)1 << 32))
 			return;
-		s->elf_symoff = off;
-		s->elf_nsyms = size / ent;
-		s->elf_symentsize = (unsigned)ent;
-		s->elf_big = (unsigned)big;
-		off = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
-		size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
-		if (size == 0 || size > ((uint64_t)1 << 32))
-			return;
-		s->strtab = malloc((size_t)size + 2);
+		s->strtab = malloc((size_t)st.size + 2);
 		if (s->strtab == NULL)
 			return;
-		if (read_at(s->abfd, off, s->strtab, (size_t)size) != 0) {
+		if (read_at(s->abfd, st.offset, s->strtab, (size_t)st.size)) {
 			free(s->strtab);
 			s->strtab = NULL;
 			return;
 		}
-		s->strtab[size] = s->strtab[size + 1] = '\0';
-		s->strtab_size = (size_t)size;
+		s->strtab[st.size] = s->strtab[st.size + 1] = '\0';
+		s->strtab_size = (size_t)st.size;
+		s->elf_symoff = h.offset;
+		s->elf_nsyms = h.size / h.entsize;
+		s->elf_symentsize = (unsigned)h.entsize;
+		s->elf_big = (unsigned)big;
 		return;
 	}
 }

@@ -48,47 +48,39 @@ static void fail(xp_wbuf *w, xp_err err, int e)
 	}
 }
 
-/* write(2) all of p; 0 or an errno value. */
-static int write_all(int fd, const unsigned char *p, size_t n)
+/* O_DIRECT off again (the caller's flags); 0 or an errno value. */
+static int direct_off(int fd, struct xp_wbuf_async *a)
 {
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	a->direct = 0;
+	return fcntl(fd, F_SETFL, a->flags) != 0 ? errno : 0;
 }
 
-/* The thread's write of one job (it alone touches the fd meanwhile). */
-static int write_job(int fd, struct xp_wbuf_async *a, const unsigned char *p,
+/*
+ * write(2) all of p; 0 or an errno value.  With a (the thread's job),
+ * direct writes that the file system refuses, or that leave an unaligned
+ * rest, go on the ordinary way.
+ */
+static int write_all(int fd, struct xp_wbuf_async *a, const unsigned char *p,
                      size_t n)
 {
+	int e;
+
 	while (n > 0) {
 		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0 && errno == EINVAL && a->direct) {
-			/* Not for this file system: the ordinary way. */
-			a->direct = 0;
-			if (fcntl(fd, F_SETFL, a->flags) != 0)
-				return errno;
+		if (k < 0 && errno == EINVAL && a != NULL && a->direct) {
+			if ((e = direct_off(fd, a)) != 0)
+				return e;
 			continue;
 		}
 		if (k < 0)
 			return errno;
 		p += k;
 		n -= (size_t)k;
-		if (n % ALIGN != 0 && a->direct) {
-			/* A short direct write left an unaligned rest. */
-			a->direct = 0;
-			if (fcntl(fd, F_SETFL, a->flags) != 0)
-				return errno;
-		}
+		if (a != NULL && a->direct && n % ALIGN != 0 &&
+		    (e = direct_off(fd, a)) != 0)
+			return e;
 	}
 	return 0;
 }
@@ -109,7 +101,7 @@ static void *writer(void *arg)
 		int e = 0;
 		pthread_mutex_unlock(&a->mu);
 		if (a->err == XP_E_OK)
-			e = write_job(w->fd, a, p, n);
+			e = write_all(w->fd, a, p, n);
 		pthread_mutex_lock(&a->mu);
 		if (e != 0 && a->err == XP_E_OK) {
 			a->err = XP_E_IO;
@@ -173,8 +165,9 @@ static void async_end(xp_wbuf *w)
 	pthread_join(a->thread, NULL);
 	if (a->err != XP_E_OK)
 		fail(w, a->err, a->saved_errno);
-	if (a->direct && fcntl(w->fd, F_SETFL, a->flags) != 0)
-		fail(w, XP_E_IO, errno);
+	int e = a->direct ? direct_off(w->fd, a) : 0;
+	if (e != 0)
+		fail(w, XP_E_IO, e);
 	pthread_cond_destroy(&a->cv);
 	pthread_mutex_destroy(&a->mu);
 	free(a->other);
@@ -194,7 +187,7 @@ static int async_begin(xp_wbuf *w)
 	struct xp_wbuf_async *a;
 	struct stat st;
 	off_t off;
-	int flags;
+	int flags, have_mu = 0, have_cv = 0;
 
 	if (fstat(w->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (off = lseek(w->fd, 0, SEEK_CUR)) < 0 || off % ALIGN != 0 ||
@@ -207,37 +200,28 @@ static int async_begin(xp_wbuf *w)
 	w->buf = aligned_alloc(ALIGN, ASYNC_SIZE);
 	a->other = aligned_alloc(ALIGN, ASYNC_SIZE);
 	if (w->buf == NULL || a->other == NULL ||
-	    pthread_mutex_init(&a->mu, NULL) != 0) {
-		free(w->buf);
-		free(a->other);
-		free(a);
-		w->buf = NULL;
-		return -1;
-	}
-	if (pthread_cond_init(&a->cv, NULL) != 0) {
-		pthread_mutex_destroy(&a->mu);
-		free(w->buf);
-		free(a->other);
-		free(a);
-		w->buf = NULL;
-		return -1;
-	}
+	    !(have_mu = pthread_mutex_init(&a->mu, NULL) == 0) ||
+	    !(have_cv = pthread_cond_init(&a->cv, NULL) == 0))
+		goto fail;
 	a->direct = fcntl(w->fd, F_SETFL, flags | O_DIRECT) == 0;
 	w->async = a;
-	if (pthread_create(&a->thread, NULL, writer, w) != 0) {
-		if (a->direct)
-			fcntl(w->fd, F_SETFL, flags);
-		pthread_cond_destroy(&a->cv);
-		pthread_mutex_destroy(&a->mu);
-		free(w->buf);
-		free(a->other);
-		free(a);
-		w->buf = NULL;
-		w->async = NULL;
-		return -1;
+	if (pthread_create(&a->thread, NULL, writer, w) == 0) {
+		w->cap = ASYNC_SIZE;
+		return 0;
 	}
-	w->cap = ASYNC_SIZE;
-	return 0;
+	w->async = NULL;
+	if (a->direct)
+		fcntl(w->fd, F_SETFL, flags);
+fail:
+	if (have_cv)
+		pthread_cond_destroy(&a->cv);
+	if (have_mu)
+		pthread_mutex_destroy(&a->mu);
+	free(w->buf);
+	free(a->other);
+	free(a);
+	w->buf = NULL;
+	return -1;
 }
 
 static xp_err init(xp_wbuf *w, int fd)
@@ -271,7 +255,7 @@ static void sink(xp_wbuf *w, const unsigned char *p, size_t n)
 			fail(w, XP_E_NOMEM, ENOMEM);
 		return;
 	}
-	if ((e = write_all(w->fd, p, n)) != 0)
+	if ((e = write_all(w->fd, NULL, p, n)) != 0)
 		fail(w, XP_E_IO, e);
 }
 
@@ -343,12 +327,9 @@ xp_err xp_wbuf_close(xp_wbuf *w, unsigned char **mem, size_t *len)
 		async_wait(w);
 		/* The unaligned tail, after the direct writes, the ordinary
 		 * way: the flags go back first. */
-		struct xp_wbuf_async *a = w->async;
-		if (a->direct) {
-			if (fcntl(w->fd, F_SETFL, a->flags) != 0)
-				fail(w, XP_E_IO, errno);
-			a->direct = 0;
-		}
+		int e = w->async->direct ? direct_off(w->fd, w->async) : 0;
+		if (e != 0)
+			fail(w, XP_E_IO, e);
 		if (w->len)
 			sink(w, w->buf, w->len);
 		w->len = 0;
