@@ -891,8 +891,203 @@ static xp_err check_all(rd *r)
 /* Opening                                                             */
 /* ------------------------------------------------------------------ */
 
-xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
-                      xp_fb **out, xp_diags *d)
+/*
+ * Records of n of size rs at a and b are equal but for the u64 at vo in
+ * each (rs and vo are multiples of 4; constants where this is inlined).
+ */
+static inline __attribute__((always_inline)) int
+same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
+             size_t rs, size_t vo)
+{
+	uint32_t diff = 0;
+	for (uint32_t i = 0; i < n; i++, a += rs, b += rs)
+		for (size_t k = 0; k < rs; k += 4)
+			if (k < vo || k >= vo + 8)
+				diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
+	return diff == 0;
+}
+
+/*
+ * The value profile type of every VPVALS record of the file being read,
+ * from its object files, procedures and VPS, which are like's; NULL when
+ * out of memory.
+ */
+static unsigned char *vpval_types(const rd *r)
+{
+	const xp_fb *fb = r->fb;
+	unsigned char *ty = malloc((size_t)fb->n[XP_T_VPVALS] + 1);
+	if (!ty)
+		return NULL;
+	for (uint32_t o = 0; o < fb->n[XP_T_OBJFILES]; o++) {
+		xp_objfile of;
+		xp_fb_objfile(fb, o, &of);
+		for (uint32_t k = 0; k < of.n_procs; k++) {
+			xp_proc p;
+			xp_fb_proc(fb, of.first_proc + k, &p);
+			for (uint32_t v = 0; v < p.n_vps; v++) {
+				xp_vp vp;
+				xp_fb_vp(fb, p.first_vp + v, &vp);
+				memset(ty + p.first_vpval + (size_t)v * of.n_values_per_vp,
+				       (int)vp.type, of.n_values_per_vp);
+			}
+		}
+	}
+	return ty;
+}
+
+/*
+ * Whether the n VPVALS records at a (the file being read, from record
+ * first on) pass the checks like's records at b passed; *types holds the
+ * records' types once they were needed.  A record with like's value and flags does
+ * when its count is 0 or like's is not (a count without a value, allowed
+ * only for VP_PROC).  One with another value is checked as the full
+ * check would, but a VP_PROC value, which names strings, differs in
+ * shape.
+ */
+static int same_vpvals(const rd *r, const unsigned char *a,
+                       const unsigned char *b, uint32_t n, uint32_t first,
+                       unsigned char **types)
+{
+	unsigned char *ty = *types;
+	int same = 1;
+	for (uint32_t i = 0; same && i < n; i++) {
+		const unsigned char *ra = a + (size_t)i * XP_RS_VPVAL;
+		const unsigned char *rb = b + (size_t)i * XP_RS_VPVAL;
+		uint32_t flags = xp_get_le32(ra + XP_VV_FLAGS);
+		if (flags == xp_get_le32(rb + XP_VV_FLAGS) &&
+		    xp_get_le64(ra + XP_VV_VALUE) == xp_get_le64(rb + XP_VV_VALUE)) {
+			same = (flags & XP_VVF_HAS_VALUE) ||
+			       xp_get_le64(ra + XP_VV_COUNT) == 0 ||
+			       xp_get_le64(rb + XP_VV_COUNT) != 0;
+			continue;
+		}
+		if (!ty && !(ty = *types = vpval_types(r)))
+			return 0;
+		rd quiet = *r;
+		quiet.d = NULL;
+		same = ty[first + i] != XP_VP_PROC &&
+		       check_vpval(&quiet, first + i, ty[first + i]) == XP_E_OK;
+	}
+	return same;
+}
+
+/* Bytes checksummed and compared per step of same_shape(): few enough
+ * that they are still in cache when compared. */
+#define STEP 65536
+
+/*
+ * Bytes [from, to) of the file being read, a record boundary of table t
+ * (XP_T_COUNT_: bytes outside the tables whose values may differ) away
+ * from the start of t, are added to *crc and compared with like's image
+ * b: equal, or as same_shape() allows.
+ */
+static int step(const rd *r, const unsigned char *b, uint64_t from,
+                uint64_t to, unsigned t, uint32_t *crc, unsigned char **types)
+{
+	const unsigned char *a = r->base;
+	*crc = xp_crc32c(*crc, a + from, (size_t)(to - from));
+	if (t == XP_T_COUNT_)
+		return memcmp(a + from, b + from, (size_t)(to - from)) == 0;
+	size_t rs = xp_tabdescs[t].size;
+	uint32_t n = (uint32_t)((to - from) / rs);
+	a += from;
+	b += from;
+	switch (t) {
+	case XP_T_STATS:
+		return same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
+	case XP_T_COUNTERS:
+		return same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
+	case XP_T_VPVALS:
+		return same_vpvals(r, a, b, n,
+		                   (uint32_t)((from - r->off[XP_DBE_TABLE0 + t]) /
+		                              rs),
+		                   types);
+	default:
+		return same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
+	}
+}
+
+/*
+ * Whether the file being read (r->fb laid out as like) has the shape of
+ * like, a database that passed every check, and a correct checksum: the
+ * same bytes but for the checksum, the values of STATS, COUNTERS and
+ * BLOCKREFS and the counts and values of VPVALS.  Of those the checks
+ * read only the VPVALS records, which same_vpvals() checks.  Such a file
+ * passes every check like passed, and the checks are not run: inputs of
+ * one binary with the same coverage differ in nothing else.  The
+ * checksum and the comparison are one pass over the file.
+ */
+static int same_shape(const rd *r, const xp_fb *like)
+{
+	static const unsigned char zero4[4];
+	const unsigned char *a = r->base, *b = like->image;
+	if (memcmp(a, b, XP_DBH_CRC) != 0 ||
+	    memcmp(a + XP_DBH_CRC + 4, b + XP_DBH_CRC + 4,
+	           XP_DB_DIR_END - XP_DBH_CRC - 4) != 0)
+		return 0;
+	uint32_t crc = xp_crc32c(0, a, XP_DBH_CRC);
+	crc = xp_crc32c(crc, zero4, 4);
+	crc = xp_crc32c(crc, a + XP_DBH_CRC + 4, XP_DB_DIR_END - XP_DBH_CRC - 4);
+	uint64_t pos = XP_DB_DIR_END;
+	unsigned char *types = NULL;
+	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
+		uint64_t off = r->off[e];
+		uint64_t end = off + xp_db_entry_recsize(e) *
+		                         xp_get_le64(a + dirfield(e, XP_DBE_COUNT));
+		unsigned t = e >= XP_DBE_TABLE0 ? e - XP_DBE_TABLE0 : XP_T_COUNT_;
+		if (t != XP_T_STATS && t != XP_T_COUNTERS && t != XP_T_VPVALS &&
+		    t != XP_T_BLOCKREFS)
+			t = XP_T_COUNT_;
+		/* The padding before the table, then the table in steps of
+		 * whole records. */
+		if (pos < off && !step(r, b, pos, off, XP_T_COUNT_, &crc, &types))
+			break;
+		uint64_t whole = STEP - STEP % xp_db_entry_recsize(e);
+		for (pos = off; pos < end;) {
+			uint64_t to = end - pos > whole ? pos + whole : end;
+			if (!step(r, b, pos, to, t, &crc, &types))
+				break;
+			pos = to;
+		}
+		if (pos != end)
+			break;
+	}
+	free(types);
+	return pos == r->len && crc == xp_get_le32(a + XP_DBH_CRC);
+}
+
+/* A profile reading the tables the directory of r gives (r->off). */
+static xp_fb *layout(rd *r, xp_datatype type, unsigned minor,
+                     uint32_t n_proc_names)
+{
+	xp_fb *fb = xp_fb_alloc(type, minor, n_proc_names);
+	if (!fb)
+		return NULL;
+	r->fb = fb;
+	fb->image = r->base;
+	fb->image_len = (size_t)r->len;
+	fb->nstr = (uint32_t)xp_get_le64(r->base + dirfield(XP_DBE_STROFFS,
+	                                                    XP_DBE_COUNT));
+	fb->stroff = r->base + r->off[XP_DBE_STROFFS];
+	fb->strtab = (const char *)r->base + r->off[XP_DBE_STRINGS];
+	fb->strtab_len = (uint32_t)xp_get_le64(
+	    r->base + dirfield(XP_DBE_STRINGS, XP_DBE_COUNT));
+	for (unsigned t = 0; t < XP_T_COUNT_; t++) {
+		fb->tab[t] = r->base + r->off[XP_DBE_TABLE0 + t];
+		fb->n[t] = (uint32_t)xp_get_le64(
+		    r->base + dirfield(XP_DBE_TABLE0 + t, XP_DBE_COUNT));
+	}
+	return fb;
+}
+
+/*
+ * Opens the database in buf.  With like (a database that passed every
+ * check) and a file of its shape (same_shape), *same is set and the
+ * checks of the records are skipped.
+ */
+static xp_err open_mem(const void *buf, size_t len, const char *name,
+                       const xp_fb *like, int *same, xp_fb **out,
+                       xp_diags *d)
 {
 	rd r;
 	memset(&r, 0, sizeof r);
@@ -901,6 +1096,25 @@ xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
 	r.name = name;
 	r.d = d;
 	*out = NULL;
+	if (same)
+		*same = 0;
+
+	if (like && same && like->image && like->image_len == len) {
+		/* Laid out as like, if it has like's shape. */
+		for (unsigned e = 0; e < XP_DB_NENTRIES; e++)
+			r.off[e] = xp_get_le64(like->image +
+			                       dirfield(e, XP_DBE_OFFSET));
+		xp_fb *fb = layout(&r, like->type, like->minor,
+		                   like->n_proc_names);
+		if (!fb)
+			return XP_E_NOMEM;
+		if (same_shape(&r, like)) {
+			*same = 1;
+			*out = fb;
+			return XP_E_OK;
+		}
+		xp_fb_free(fb);
+	}
 
 	uint32_t type = 0, minor = 0;
 	xp_err err = check_header(&r, &type, &minor);
@@ -909,23 +1123,10 @@ xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
 	if (err)
 		return err;
 
-	xp_fb *fb = xp_fb_alloc((xp_datatype)type, minor,
-	                        xp_get_le32(r.base + XP_DBH_NPROCNAMES));
+	xp_fb *fb = layout(&r, (xp_datatype)type, minor,
+	                   xp_get_le32(r.base + XP_DBH_NPROCNAMES));
 	if (!fb)
 		return XP_E_NOMEM;
-	r.fb = fb;
-	fb->nstr = (uint32_t)xp_get_le64(r.base + dirfield(XP_DBE_STROFFS,
-	                                                   XP_DBE_COUNT));
-	fb->stroff = r.base + r.off[XP_DBE_STROFFS];
-	fb->strtab = (const char *)r.base + r.off[XP_DBE_STRINGS];
-	fb->strtab_len = (uint32_t)xp_get_le64(
-	    r.base + dirfield(XP_DBE_STRINGS, XP_DBE_COUNT));
-	for (unsigned t = 0; t < XP_T_COUNT_; t++) {
-		fb->tab[t] = r.base + r.off[XP_DBE_TABLE0 + t];
-		fb->n[t] = (uint32_t)xp_get_le64(
-		    r.base + dirfield(XP_DBE_TABLE0 + t, XP_DBE_COUNT));
-	}
-
 	r.smark = calloc((size_t)fb->nstr + 1, 1);
 	err = r.smark ? check_strings(&r) : XP_E_NOMEM;
 	if (!err)
@@ -941,7 +1142,26 @@ xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
 	return XP_E_OK;
 }
 
+xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
+                      xp_fb **out, xp_diags *d)
+{
+	return open_mem(buf, len, name, NULL, NULL, out, d);
+}
+
+xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
+                           const xp_fb *like, int *same, xp_fb **out,
+                           xp_diags *d)
+{
+	return open_mem(buf, len, name, like, same, out, d);
+}
+
 xp_err xp_db_open_fd(int fd, const char *path, xp_fb **out, xp_diags *d)
+{
+	return xp_db_open_fd_like(fd, path, NULL, NULL, out, d);
+}
+
+xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *like,
+                          int *same, xp_fb **out, xp_diags *d)
 {
 	*out = NULL;
 	struct stat st;
@@ -968,7 +1188,7 @@ xp_err xp_db_open_fd(int fd, const char *path, xp_fb **out, xp_diags *d)
 		}
 	}
 	static const unsigned char empty[1];
-	xp_err err = xp_db_open_mem(map ? map : empty, len, path, out, d);
+	xp_err err = open_mem(map ? map : empty, len, path, like, same, out, d);
 	if (err) {
 		if (map)
 			munmap(map, len);

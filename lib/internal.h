@@ -225,6 +225,11 @@ struct xp_fb {
 	const char *strtab;
 	uint32_t strtab_len;
 
+	/* A database as the reader checked it: the file's bytes (NULL for a
+	 * profile built in memory). */
+	const unsigned char *image;
+	size_t image_len;
+
 	/* What to release: a mapping, or owned buffers. */
 	void *map;
 	size_t maplen;

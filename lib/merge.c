@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "db.h"
 
 #define NONE UINT32_MAX
 #define U64MAX UINT64_MAX
@@ -148,6 +148,13 @@ typedef struct {
 	pair *cds;            /* (proc, objfile) pool ids */
 } aprog;
 
+/* A procedure of the template with value profiles, and where they went. */
+typedef struct {
+	uint32_t pi;          /* the procedure it added to */
+	uint32_t first_vp, n_vps, first_vpval, nvpv;
+	int held;             /* the delta holds counts of it */
+} tvproc;
+
 /* A simple open-addressing map from a 64-bit key to a u32 value. */
 typedef struct {
 	uint64_t *keys;
@@ -207,6 +214,31 @@ struct xp_merger {
 	uint64_t seq;
 	uint32_t cur_name;
 	uint64_t saturated;
+
+	/* Inputs of one binary (xp_merger_add_path): the last database added
+	 * in full stays open as the template, and adding it notes where each
+	 * of its counts went.  A database of its shape (xp_db_open_fd_like)
+	 * is checked against it byte for byte and its counts are combined
+	 * into the delta, arrays in the template's order; the delta goes to
+	 * the noted places when the template is closed.  A procedure's value
+	 * profiles with values other than the template's are added at once
+	 * instead.  Adding is associative and commutative, so this is adding
+	 * each input in full, which the warnings of dropped versions repeat. */
+	xp_fb *tmpl;
+	int recording;        /* adding the template: note the places */
+	xp_buf lost;          /* warnings of its dropped versions, each
+	                         followed by a NUL */
+	tvproc *tv;           /* its procedures with value profiles, kept */
+	uint32_t ntv, tvcap;
+	uint64_t **cmap;      /* per template counter: its count, or NULL */
+	uint32_t *rmap;       /* per template block ref: its line and its
+	                         position there, or NONE when dropped */
+	uint32_t cmapcap, rmapcap;
+	uint64_t dn;          /* inputs in the delta */
+	uint64_t *dcnt, *dref; /* per counter and block ref */
+	uint32_t dcntcap, drefcap;
+	unsigned char *vvals; /* VPVALS records, their counts combined */
+	size_t vvcap;
 };
 
 static xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -368,12 +400,32 @@ void xp_merger_free(xp_merger *m)
 	free(m->smap);
 	xp_buf_free(&m->smap_of);
 	free(m->first_name);
+	xp_fb_free(m->tmpl);
+	xp_buf_free(&m->lost);
+	free(m->tv);
+	free(m->cmap);
+	free(m->rmap);
+	free(m->dcnt);
+	free(m->dref);
+	free(m->vvals);
 	free(m);
 }
 
 uint64_t xp_merger_count(const xp_merger *m)
 {
 	return m->count;
+}
+
+xp_datatype xp_merger_datatype(const xp_merger *m)
+{
+	return m->type;
+}
+
+const char *xp_merger_objfile(const xp_merger *m)
+{
+	return m->type == XP_DT_OBJFD && m->nof > 0
+	           ? xp_strpool_str(&m->str, m->of[0].path)
+	           : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,6 +752,9 @@ static int same_structure(const xp_merger *m, const aproc *p,
 /* The position of id in p's sorted counter ids, or NONE. */
 static uint32_t find_counter(const aproc *p, uint32_t id)
 {
+	/* The ids of a valid profile are 1 to n: id is at id - 1. */
+	if (id - 1 < p->ncnt && p->cid[id - 1] == id)
+		return id - 1;
 	uint32_t lo = 0, hi = p->ncnt;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -853,26 +908,35 @@ static const char *why(const xp_merger *m, const aproc *lose,
 
 /*
  * Reports the dropping of version lose (from input lname) in favour of
- * win (from wname).  Returns nonzero when the merge must fail.
+ * win (from wname); mine: lose is the input's.  Returns nonzero when the
+ * merge must fail.
  */
 static xp_err report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
                           const char *lname, const aproc *win,
-                          const char *wname)
+                          const char *wname, int mine)
 {
 	char buf[128];
 	const char *pname = xp_strpool_str(&m->str, lose->name);
 	const char *opath = xp_strpool_str(&m->str, m->of[lose->of].path);
+	if (m->o.mismatch == XP_MISMATCH_SKIP)
+		return XP_E_OK;
 	why(m, lose, win, buf, sizeof buf);
 	if (m->o.mismatch == XP_MISMATCH_ERROR)
 		return xp_diag_file(d, XP_E_INVAL, lname,
 		                    "PROC %s in OBJFILE %s: %s in %s", pname,
 		                    opath, buf, wname);
-	if (m->o.mismatch == XP_MISMATCH_WARN)
-		xp_diag_warn(d, lname,
-		             "dropped PROC %s in OBJFILE %s: %s "
-		             "(kept: newer compilation from %s)",
-		             pname, opath, buf, wname);
-	return XP_E_OK;
+	char *msg = NULL;
+	if (asprintf(&msg, "dropped PROC %s in OBJFILE %s: %s "
+	             "(kept: newer compilation from %s)",
+	             pname, opath, buf, wname) < 0)
+		return XP_E_NOMEM;
+	xp_diag_warn(d, lname, "%s", msg);
+	/* Inputs of the template's shape lose the same way. */
+	xp_err err = XP_E_OK;
+	if (mine && m->recording)
+		err = xp_buf_append(&m->lost, msg, strlen(msg) + 1);
+	free(msg);
+	return err;
 }
 
 /*
@@ -980,12 +1044,12 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 			int c = cmp_version(m, &cand, p);
 			const char *pn = xp_strpool_str(&m->names, p->src);
 			if (c < 0) {
-				err = report_drop(m, d, &cand, name, p, pn);
+				err = report_drop(m, d, &cand, name, p, pn, 1);
 				proc_free(&cand);
 				p->dropseq = m->seq;
 				return err;
 			}
-			err = report_drop(m, d, p, pn, &cand, name);
+			err = report_drop(m, d, p, pn, &cand, name, 0);
 			if (err) {
 				proc_free(&cand);
 				return err;
@@ -1010,6 +1074,29 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		return XP_E_NOMEM;
 	p->seq = m->seq;
 	return add_vps(m, p, in, ip, io->n_values_per_vp);
+}
+
+/*
+ * Adding the template: notes where the counts of its procedure k (merged
+ * into pi) went, or that it was dropped.
+ */
+static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
+                          uint32_t nvpv, uint32_t pi)
+{
+	const aproc *p = &m->pr[pi];
+	int kept = p->seq == m->seq;
+	if (kept && ip->n_vps > 0) {
+		if (GROW(m->tv, m->tvcap, m->ntv + 1))
+			return XP_E_NOMEM;
+		m->tv[m->ntv++] = (tvproc){pi, ip->first_vp, ip->n_vps,
+		                           ip->first_vpval, nvpv, 0};
+	}
+	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
+	for (uint32_t i = 0; i < ip->n_counters; i++, c += XP_RS_COUNTER) {
+		uint32_t at = kept ? find_counter(p, xp_get_le32(c)) : NONE;
+		m->cmap[ip->first_counter + i] = at == NONE ? NULL : &p->cval[at];
+	}
+	return XP_E_OK;
 }
 
 static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
@@ -1086,6 +1173,11 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 			return err;
 		}
 		o->ord[k] = pi;
+		if (m->recording &&
+		    (err = note_counts(m, in, &ip, io.n_values_per_vp, pi))) {
+			free(res);
+			return err;
+		}
 		/* The tag its block refs take in this input, kept apart
 		 * from the procedure so that refs find it in cache. */
 		if ((err = GROW(m->ptag, m->ptagcap, m->npr))) {
@@ -1313,9 +1405,12 @@ static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 		                    xp_get_le32(lrec + XP_SL_COL), k, &li)))
 			return err;
 		uint32_t nrefs = xp_get_le32(lrec + XP_SL_NREF);
-		const unsigned char *rrec =
-			xp_rec(in, XP_T_BLOCKREFS, xp_get_le32(lrec + XP_SL_FREF));
+		uint32_t fref = xp_get_le32(lrec + XP_SL_FREF);
+		const unsigned char *rrec = xp_rec(in, XP_T_BLOCKREFS, fref);
 		for (uint32_t q = 0; q < nrefs; q++, rrec += XP_RS_BLOCKREF) {
+			/* Adding the template: where the count goes. */
+			uint32_t *note = m->recording ? m->rmap + 2 * ((size_t)fref + q)
+			                              : NULL;
 			aline *l = &m->ln[li];
 			uint32_t block = xp_get_le32(rrec + XP_BR_BLOCK);
 			uint32_t pp = m->smap[xp_get_le32(rrec + XP_BR_PROC)];
@@ -1336,6 +1431,10 @@ static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 				pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
 			}
 			uint32_t tag = pi == NONE ? TAG_ANY : m->ptag[pi];
+			if (note) {
+				note[0] = li;
+				note[1] = tag == TAG_DROP ? NONE : e;
+			}
 			if (tag == TAG_DROP)
 				continue; /* its version was dropped */
 			if (e == l->nref) {
@@ -1395,18 +1494,39 @@ static xp_err map_strings(xp_merger *m, const xp_fb *in)
 	return XP_E_OK;
 }
 
-xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
-                     const char *name, xp_diags *d)
+/* Takes weight for the input being added; it was checked. */
+static void set_weight(xp_merger *m, double weight)
 {
-	xp_err err;
-	if (!name)
-		name = "<input>";
+	if (weight <= 18446744073709549568.0 &&
+	    (double)(uint64_t)weight == weight) {
+		m->w_int = 1;
+		m->w = (uint64_t)weight;
+	} else {
+		m->w_int = 0;
+		m->wl = weight;
+	}
+}
+
+/* The checks of every input before it is looked at. */
+static xp_err check_add(const xp_merger *m, double weight, const char *name,
+                        xp_diags *d)
+{
 	if (m->failed)
 		return xp_diag_file(d, XP_E_INVAL, name,
 		                    "the merge failed earlier");
 	if (!(weight > 0) || !isfinite(weight))
 		return xp_diag_file(d, XP_E_INVAL, name,
 		                    "weight %g is not a positive number", weight);
+	return XP_E_OK;
+}
+
+/* Adds an input record by record; name is not NULL. */
+static xp_err add_full(xp_merger *m, const xp_fb *in, double weight,
+                       const char *name, xp_diags *d)
+{
+	xp_err err;
+	if ((err = check_add(m, weight, name, d)))
+		return err;
 	if (m->count == 0) {
 		m->type = in->type;
 		m->first_name = strdup(name);
@@ -1419,15 +1539,8 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 		                    xp_datatype_name(m->type));
 	}
 	m->failed = 1;
-	if (weight <= 18446744073709549568.0 &&
-	    (double)(uint64_t)weight == weight) {
-		m->w_int = 1;
-		m->w = (uint64_t)weight;
-	} else {
-		m->w_int = 0;
-		m->wl = weight;
-	}
-	m->seq = m->count + 1;
+	set_weight(m, weight);
+	m->seq++;
 	if (m->npr)
 		memset(m->ptag, 0xff, (size_t)m->npr * sizeof *m->ptag);
 	if ((err = xp_strpool_intern(&m->names, name, strlen(name), &m->cur_name)))
@@ -1455,6 +1568,239 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 			return err;
 	m->count++;
 	m->failed = 0;
+	return XP_E_OK;
+}
+
+/* *a += v, saturated: the plain sum of weight 1. */
+static inline void add_plain(xp_merger *m, uint64_t *a, uint64_t v)
+{
+	uint64_t s = *a + v;
+	if (s < v) {
+		m->saturated++;
+		s = U64MAX;
+	}
+	*a = s;
+}
+
+/*
+ * Combines the u64 at vo of n records of size rs at src, weighted, into
+ * acc[0..n-1]; first: acc holds nothing yet.
+ */
+static void combine_into(xp_merger *m, uint64_t *acc, const unsigned char *src,
+                         uint32_t n, size_t rs, size_t vo, int first)
+{
+	src += vo;
+	if (m->w_int && m->w == 1 && (first || m->o.mode == XP_MERGE_SUM)) {
+		if (first)
+			for (uint32_t i = 0; i < n; i++, src += rs)
+				acc[i] = xp_get_le64(src);
+		else
+			for (uint32_t i = 0; i < n; i++, src += rs)
+				add_plain(m, &acc[i], xp_get_le64(src));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++, src += rs)
+		add_value(m, &acc[i], xp_get_le64(src), first);
+}
+
+/* Whether n VPVALS records at a and b have the same values and flags. */
+static int same_keys(const unsigned char *a, const unsigned char *b,
+                     uint32_t n)
+{
+	uint32_t diff = 0;
+	for (uint32_t i = 0; i < n; i++, a += XP_RS_VPVAL, b += XP_RS_VPVAL)
+		for (unsigned k = XP_VV_VALUE; k < XP_RS_VPVAL; k += 4)
+			diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
+	return diff == 0;
+}
+
+/* Adds the value profiles of template procedure t from in. */
+static xp_err add_tv(xp_merger *m, const tvproc *t, const xp_fb *in)
+{
+	xp_proc ip;
+	memset(&ip, 0, sizeof ip);
+	ip.first_vp = t->first_vp;
+	ip.n_vps = t->n_vps;
+	ip.first_vpval = t->first_vpval;
+	return add_vps(m, &m->pr[t->pi], in, &ip, t->nvpv);
+}
+
+/* Adds the delta where the template's counts went. */
+static xp_err flush_delta(xp_merger *m)
+{
+	if (m->dn == 0)
+		return XP_E_OK;
+	m->dn = 0;
+	set_weight(m, 1);
+	int plain = m->o.mode == XP_MERGE_SUM;
+	uint32_t n = m->tmpl->n[XP_T_COUNTERS];
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *a = m->cmap[i];
+		if (!a)
+			continue;
+		if (plain)
+			add_plain(m, a, m->dcnt[i]);
+		else
+			add_value(m, a, m->dcnt[i], 0);
+	}
+	n = m->tmpl->n[XP_T_BLOCKREFS];
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *note = m->rmap + 2 * (size_t)i;
+		if (note[1] == NONE)
+			continue;
+		uint64_t *a = &m->rp[m->ln[note[0]].first + note[1]].count;
+		if (plain)
+			add_plain(m, a, m->dref[i]);
+		else
+			add_value(m, a, m->dref[i], 0);
+	}
+	xp_fb in = *m->tmpl;
+	in.image = NULL;
+	in.map = NULL;
+	memset(in.owned, 0, sizeof in.owned);
+	in.tab[XP_T_VPVALS] = m->vvals;
+	for (uint32_t k = 0; k < m->ntv; k++) {
+		tvproc *t = &m->tv[k];
+		xp_err err = t->held ? add_tv(m, t, &in) : XP_E_OK;
+		t->held = 0;
+		if (err)
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* Adds the delta and closes the template. */
+static xp_err drop_template(xp_merger *m)
+{
+	xp_err err = m->tmpl ? flush_delta(m) : XP_E_OK;
+	xp_fb_free(m->tmpl);
+	m->tmpl = NULL;
+	m->lost.len = 0;
+	m->ntv = 0;
+	return err;
+}
+
+/*
+ * Adds an input of the template's shape: its counts to the delta, value
+ * profiles with other values at once, and the warnings adding it in full
+ * would give.
+ */
+static xp_err add_like(xp_merger *m, const xp_fb *in, double weight,
+                       const char *name, xp_diags *d)
+{
+	xp_err err;
+	int first = m->dn == 0;
+	set_weight(m, weight);
+	combine_into(m, m->dcnt, in->tab[XP_T_COUNTERS], in->n[XP_T_COUNTERS],
+	             XP_RS_COUNTER, XP_CN_VALUE, first);
+	combine_into(m, m->dref, in->tab[XP_T_BLOCKREFS], in->n[XP_T_BLOCKREFS],
+	             XP_RS_BLOCKREF, XP_BR_COUNT, first);
+	const unsigned char *a = in->tab[XP_T_VPVALS];
+	const unsigned char *b = m->tmpl->tab[XP_T_VPVALS];
+	for (uint32_t k = 0; k < m->ntv; k++) {
+		tvproc *t = &m->tv[k];
+		uint32_t nv = t->n_vps * t->nvpv;
+		size_t off = (size_t)t->first_vpval * XP_RS_VPVAL;
+		if (!same_keys(a + off, b + off, nv)) {
+			if ((err = add_tv(m, t, in)))
+				return err;
+			continue;
+		}
+		if (!t->held)
+			memcpy(m->vvals + off, a + off, (size_t)nv * XP_RS_VPVAL);
+		unsigned char *r = m->vvals + off;
+		const unsigned char *q = a + off;
+		for (uint32_t i = 0; i < nv; i++, r += XP_RS_VPVAL, q += XP_RS_VPVAL) {
+			uint64_t c = t->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
+			add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !t->held);
+			xp_put_le64(r + XP_VV_COUNT, c);
+		}
+		t->held = 1;
+	}
+	for (size_t at = 0; at < m->lost.len;) {
+		const char *msg = (const char *)m->lost.p + at;
+		xp_diag_warn(d, name, "%s", msg);
+		at += strlen(msg) + 1;
+	}
+	m->dn++;
+	m->count++;
+	return XP_E_OK;
+}
+
+xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
+                     const char *name, xp_diags *d)
+{
+	xp_err err;
+	if (!name)
+		name = "<input>";
+	if ((err = check_add(m, weight, name, d)))
+		return err;
+	if ((err = drop_template(m))) {
+		m->failed = 1;
+		return err;
+	}
+	return add_full(m, in, weight, name, d);
+}
+
+/* Room for what adding template in notes. */
+static xp_err note_room(xp_merger *m, const xp_fb *in)
+{
+	xp_err err;
+	if (in->n[XP_T_BLOCKREFS] >= UINT32_MAX / 2)
+		return XP_E_LIMIT;
+	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
+	if ((err = GROW(m->cmap, m->cmapcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(m->dcnt, m->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(m->dref, m->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
+	    (err = GROW(m->rmap, m->rmapcap, 2 * in->n[XP_T_BLOCKREFS] + 2)))
+		return err;
+	if (vv > m->vvcap) {
+		unsigned char *p = realloc(m->vvals, vv);
+		if (!p)
+			return XP_E_NOMEM;
+		m->vvals = p;
+		m->vvcap = vv;
+	}
+	return XP_E_OK;
+}
+
+xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
+                          const char *name, xp_diags *d)
+{
+	xp_err err;
+	xp_fb *in = NULL;
+	int same = 0;
+	if (!name)
+		name = path;
+	if ((err = check_add(m, weight, name, d)))
+		return err;
+	if ((err = xp_open_any_like(path, m->tmpl, &same, &in, d)))
+		return err;
+	if (same) {
+		err = add_like(m, in, weight, name, d);
+		xp_fb_free(in);
+		if (err)
+			m->failed = 1;
+		return err;
+	}
+	if ((err = drop_template(m))) {
+		m->failed = 1;
+		xp_fb_free(in);
+		return err;
+	}
+	/* A database becomes the template: note what inputs of its shape
+	 * need.  A text is not kept. */
+	m->recording = in->image != NULL;
+	err = m->recording ? note_room(m, in) : XP_E_OK;
+	if (!err)
+		err = add_full(m, in, weight, name, d);
+	m->recording = 0;
+	if (err || !in->image) {
+		xp_fb_free(in);
+		m->lost.len = 0;
+		return err;
+	}
+	m->tmpl = in;
 	return XP_E_OK;
 }
 
@@ -1666,7 +2012,7 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 			aproc win = *p;
 			win.c = o->c;
 			err = report_drop(m, d, p, xp_strpool_str(&m->names, p->src), &win,
-			                  xp_strpool_str(&m->names, o->src));
+			                  xp_strpool_str(&m->names, o->src), 0);
 			if (err)
 				return err;
 			p->dropped = 1;
@@ -2003,8 +2349,9 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d)
 	if (m->failed)
 		return xp_diag_file(d, XP_E_INVAL, "merge",
 		                    "the merge failed earlier");
+	err = drop_template(m);
 	m->failed = 1;
-	if ((err = settle(m, d)))
+	if (err || (err = settle(m, d)))
 		return err;
 	if (m->saturated)
 		m->saturated = count_saturated(m);

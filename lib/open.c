@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "db.h"
 
 /* Reads up to len bytes from the start of fd, retrying short reads. */
 static ssize_t read_head(int fd, unsigned char *buf, size_t len)
@@ -33,7 +33,15 @@ static ssize_t read_head(int fd, unsigned char *buf, size_t len)
 
 xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 {
+	return xp_open_any_like(path, NULL, NULL, out, d);
+}
+
+xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
+                        xp_fb **out, xp_diags *d)
+{
 	*out = NULL;
+	if (same)
+		*same = 0;
 	if (strcmp(path, "-") == 0)
 		return xp_text_parse_fd(STDIN_FILENO, "<stdin>", NULL, out, d);
 
@@ -49,7 +57,8 @@ xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
-		return xp_profdir_open(path, XP_DT_FEEDBACK, NULL, out, d);
+		return xp_profdir_open_like(path, XP_DT_FEEDBACK, NULL, like,
+		                            same, out, d);
 	}
 
 	/* The text keyword may follow blank space; a few KiB is plenty. */
@@ -71,8 +80,9 @@ xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 	}
 	switch (f) {
 	case XP_FMT_FEEDBACK_DB:
+		err = xp_db_open_fd_like(fd, path, like, same, out, d);
 		close(fd);
-		return xp_db_open(path, out, d);
+		return err;
 	case XP_FMT_FEEDBACK_TEXT:
 		err = xp_text_parse_fd(fd, path, NULL, out, d);
 		close(fd);

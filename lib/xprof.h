@@ -519,8 +519,25 @@ void xp_merger_free(xp_merger *m);
 /* Adds one input with a weight > 0; name is used in messages. */
 xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
                      const char *name, xp_diags *d);
+/*
+ * Opens path as xp_open_any() does and adds it, as xp_merger_add().
+ * Inputs of one binary are added far faster this way: a database that
+ * differs from the last one added in full only in its counts is checked
+ * against it byte for byte and only its counts are combined, and it
+ * stays open (mapped) until then.  The result, and what goes to d, are
+ * those of xp_merger_add(); a warning that an input's procedure was
+ * dropped is given for each such input.
+ */
+xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
+                          const char *name, xp_diags *d);
 /* Number of inputs added so far. */
 uint64_t xp_merger_count(const xp_merger *m);
+/*
+ * The data type of the inputs, and for objfd data the path of their
+ * object file (NULL otherwise); once an input was added.
+ */
+xp_datatype xp_merger_datatype(const xp_merger *m);
+const char *xp_merger_objfile(const xp_merger *m);
 /* Produces the merged profile in canonical order (xprof_merge(1)). */
 xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
 

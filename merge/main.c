@@ -176,7 +176,6 @@ static int add_foreign(run *r, const char *path, const char *name,
 static int add_input(run *r, const char *path, double weight)
 {
 	xp_diags *d = xp_diags_new(MAX_DIAGS);
-	xp_fb *fb = NULL;
 	xp_err err;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	if (!d) {
@@ -193,23 +192,16 @@ static int add_input(run *r, const char *path, double weight)
 		xp_diags_free(d);
 		return -1;
 	}
-	err = xp_open_any(path, &fb, d);
-	if (err == XP_E_OK)
-		err = xp_merger_add(r->m, fb, weight, name, d);
+	err = xp_merger_add_path(r->m, path, weight, name, d);
 	if (err == XP_E_OK && !r->have_type) {
 		r->have_type = 1;
-		r->type = xp_fb_datatype(fb);
-		if (r->type == XP_DT_OBJFD && xp_fb_count(fb, XP_T_OBJFILES) == 1) {
-			xp_objfile o;
-			xp_fb_objfile(fb, 0, &o);
-			r->objfile = strdup(xp_fb_str(fb, o.path));
-			if (!r->objfile)
-				err = XP_E_NOMEM;
-		}
+		r->type = xp_merger_datatype(r->m);
+		const char *of = xp_merger_objfile(r->m);
+		if (of && !(r->objfile = strdup(of)))
+			err = XP_E_NOMEM;
 	}
 	xp_diags_sort(d);
 	print_diags(r, d, err, name);
-	xp_fb_free(fb);
 	xp_diags_free(d);
 	r->done++;
 	show_progress(r);

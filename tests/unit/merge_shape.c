@@ -1,0 +1,474 @@
+/*
+ * merge_shape.c - inputs of one shape: databases of one binary that
+ * differ only in their counts (and value profile values).
+ *
+ * The reader checks such a database against one of its shape byte for
+ * byte instead of record by record (xp_db_open_mem_like): random
+ * corruptions of a member, checksum fixed, must be accepted or refused
+ * exactly as the full check does, with the same message.
+ *
+ * xp_merger_add_path() adds such inputs to a delta instead of one by one:
+ * random sequences of members, members with other values, inputs of
+ * another shape and texts, a rival compilation of one procedure (newer or
+ * older), random weights, modes, mismatch handling and scale must give
+ * the same result and the same diagnostics, input by input, as
+ * xp_merger_add() of the same profiles.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "unit.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static xp_str S(xp_fbb *b, const char *s)
+{
+	xp_str id = XP_NOSTR;
+	CHECK(xp_fbb_intern(b, s, strlen(s), &id) == XP_E_OK);
+	return id;
+}
+
+/* How a profile differs from the members' shape. */
+typedef struct {
+	int other_values; /* value profile values not the template's */
+	int other_shape;  /* proc p3 of o1.o loaded but not run */
+	int rival;        /* 1 newer, -1 older compilation of o0.o, p1
+	                     with another signature */
+	int big;          /* counts near 2^64 */
+} variant;
+
+#define NOBJ 2
+#define NPROC 4
+#define NVPV 2
+
+static uint64_t count(const variant *v)
+{
+	if (v->big && rnd() % 2)
+		return UINT64_MAX / 2 + rnd() % 1000;
+	return rnd() % 4 ? rnd() % 1000 : 0;
+}
+
+/* A run of the program; counts are random, the rest follows v. */
+static xp_fb *run_profile(const variant *v)
+{
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 5);
+	char name[32];
+	for (int o = 0; o < NOBJ; o++) {
+		snprintf(name, sizeof name, "o%d.o", o);
+		xp_objfile of = {.path = S(b, name), .tv_sec = 10, .tv_usec = 0,
+		                 .n_values_per_vp = NVPV, .signature = 0x100 + o,
+		                 .n_srcfile_names = 1};
+		if (o == 0 && v->rival)
+			of.tv_sec = v->rival > 0 ? 20 : 5;
+		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+		for (int p = 0; p < NPROC; p++) {
+			int run = !(v->other_shape && o == 1 && p == 3);
+			snprintf(name, sizeof name, "p%d", p);
+			xp_proc pr = {.name = S(b, name), .signature = 7 + p,
+			              .proc_id = p + 1, .n_vp_sites = 1,
+			              .n_srcmap_ops = 1};
+			if (o == 0 && p == 1 && v->rival)
+				pr.signature = 99;
+			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+			for (int c = 0; run && c < 3; c++)
+				CHECK(xp_fbb_add_counter(b, c + 1, count(v)) == XP_E_OK);
+			/* One value profile of each kind the reader treats
+			 * apart: an int, a double, and a proc (whose values
+			 * name strings and may be absent with a count). */
+			xp_vptype ty = p % 3 == 0 ? XP_VP_INT
+			               : p % 3 == 1 ? XP_VP_DOUBLE : XP_VP_PROC;
+			CHECK(xp_fbb_add_vp(b, 1, ty) == XP_E_OK);
+			for (int k = 0; k < NVPV; k++) {
+				xp_vpval vv = {0};
+				vv.count = rnd() % 50;
+				vv.has_value = 1;
+				if (ty == XP_VP_INT && p == 0 && k == 1) {
+					/* Not seen: no value, no count. */
+					vv.has_value = 0;
+					vv.count = 0;
+				} else if (ty == XP_VP_INT)
+					vv.v.i = k == 0 ? -5 : 9 + (v->other_values ? 1 : 0);
+				else if (ty == XP_VP_DOUBLE)
+					vv.v.d = k == 0 ? 0.5 : 2.5;
+				else if (k == 0) {
+					vv.v.proc.name = S(b, "p0");
+					vv.v.proc.objfile = S(b, "o1.o");
+				} else {
+					vv.has_value = 0;
+				}
+				CHECK(xp_fbb_add_vpval(b, &vv) == XP_E_OK);
+			}
+			CHECK(xp_fbb_add_block(b, 1, run ? 1 : 0) == XP_E_OK);
+			xp_tuple t = {.id = 1, .block = 1, .line = 10 + p,
+			              .srcfile = S(b, "s.c")};
+			CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+		}
+	}
+	CHECK(xp_fbb_begin_program(b, S(b, "prog")) == XP_E_OK);
+	CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+	CHECK(xp_fbb_add_objref(b, S(b, "o1.o")) == XP_E_OK);
+	CHECK(xp_fbb_begin_srcfile(b, S(b, "s.c")) == XP_E_OK);
+	for (int p = 0; p < NPROC; p++) {
+		CHECK(xp_fbb_begin_srcline(b, 10 + p, 0) == XP_E_OK);
+		snprintf(name, sizeof name, "p%d", p);
+		for (int o = 0; o < NOBJ; o++) {
+			char path[16];
+			snprintf(path, sizeof path, "o%d.o", o);
+			xp_blockref r = {.block = 1, .count = count(v),
+			                 .proc = S(b, name), .objfile = S(b, path)};
+			CHECK(xp_fbb_add_blockref(b, &r) == XP_E_OK);
+		}
+	}
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	return fb;
+}
+
+static unsigned char *db_bytes(const xp_fb *fb, size_t *len)
+{
+	unsigned char *buf = NULL;
+	CHECK(xp_db_write_mem(fb, &buf, len) == XP_E_OK);
+	return buf;
+}
+
+/* Every diagnostic of d, formatted, one after another. */
+static char *diag_text(const xp_diags *d)
+{
+	size_t cap = 1, len = 0;
+	char *all = calloc(1, 1);
+	for (size_t i = 0; all && i < xp_diags_count(d); i++) {
+		char *s = xp_diag_format(xp_diags_get(d, i), "t");
+		size_t n = s ? strlen(s) : 0;
+		char *z = realloc(all, cap + n);
+		if (z) {
+			memcpy(z + len, s ? s : "", n + 1);
+			len += n;
+			cap += n;
+		}
+		all = z;
+		free(s);
+	}
+	CHECK(all != NULL);
+	return all;
+}
+
+/* ------------------------------------------------------------------ */
+/* The reader                                                          */
+/* ------------------------------------------------------------------ */
+
+static void fix_crc(unsigned char *buf, size_t len)
+{
+	static const unsigned char zero4[4];
+	uint32_t crc = xp_crc32c(0, buf, XP_DBH_CRC);
+	crc = xp_crc32c(crc, zero4, 4);
+	crc = xp_crc32c(crc, buf + XP_DBH_CRC + 4, len - XP_DBH_CRC - 4);
+	xp_put_le32(buf + XP_DBH_CRC, crc);
+}
+
+static void test_reader(void)
+{
+	variant v0 = {0};
+	xp_fb *t = run_profile(&v0);
+	size_t tlen = 0;
+	unsigned char *tb = db_bytes(t, &tlen);
+	xp_fb *like = NULL;
+	CHECK(tb && xp_db_open_mem(tb, tlen, "t", &like, NULL) == XP_E_OK);
+	if (!like)
+		return;
+	unsigned fast = 0, refused = 0;
+	for (int round = 0; round < 3000; round++) {
+		variant v = {.other_values = round % 3 == 0, .big = round % 5 == 0};
+		xp_fb *mfb = run_profile(&v);
+		size_t len = 0;
+		unsigned char *buf = db_bytes(mfb, &len);
+		xp_fb_free(mfb);
+		if (!buf)
+			continue;
+		CHECK_EQ(len, tlen);
+		/* Corrupt one to three bytes, mostly in the value profile
+		 * values and the counted tables, then fix the checksum. */
+		int nbad = round % 4 == 0 ? 0 : 1 + (int)(rnd() % 3);
+		for (int k = 0; k < nbad; k++) {
+			size_t at;
+			if (rnd() % 3 == 0) {
+				at = rnd() % len;
+			} else {
+				static const xp_table tabs[] = {XP_T_VPVALS, XP_T_COUNTERS,
+				                                XP_T_BLOCKREFS, XP_T_STATS};
+				xp_table tt = tabs[rnd() % 4];
+				size_t bytes = (size_t)like->n[tt] * xp_tabdescs[tt].size;
+				at = (size_t)(like->tab[tt] - tb) + rnd() % bytes;
+			}
+			static const unsigned char pick[] = {0, 1, 0x7f, 0x80, 0xff, 2};
+			buf[at] = rnd() % 2 ? pick[rnd() % sizeof pick]
+			                    : (unsigned char)rnd();
+		}
+		/* Now and then the checksum is left wrong. */
+		if (round % 7 != 3)
+			fix_crc(buf, len);
+
+		xp_diags *d1 = xp_diags_new(0), *d2 = xp_diags_new(0);
+		xp_fb *f1 = NULL, *f2 = NULL;
+		int same = -1;
+		xp_err e1 = xp_db_open_mem(buf, len, "m", &f1, d1);
+		xp_err e2 = xp_db_open_mem_like(buf, len, "m", like, &same, &f2, d2);
+		CHECK_EQ(e1, e2);
+		char *s1 = diag_text(d1), *s2 = diag_text(d2);
+		CHECK_STR(s1, s2);
+		if (e2 == XP_E_OK)
+			fast += same == 1;
+		else
+			refused++;
+		CHECK(!(same == 1 && e1 != XP_E_OK));
+		if (nbad == 0 && round % 7 != 3)
+			CHECK_EQ(same, 1);
+		free(s1);
+		free(s2);
+		xp_fb_free(f1);
+		xp_fb_free(f2);
+		xp_diags_free(d1);
+		xp_diags_free(d2);
+		free(buf);
+	}
+	/* The value of the first VP_PROC record (p2 of o0.o) made to
+	 * name another pair of strings: valid, but of another shape. */
+	for (int k = 0; k < 2; k++) {
+		variant v = {0};
+		xp_fb *mfb = run_profile(&v);
+		size_t len = 0;
+		unsigned char *buf = db_bytes(mfb, &len);
+		xp_fb_free(mfb);
+		if (!buf)
+			continue;
+		/* The first record of the first VP_PROC value profile. */
+		uint32_t i = UINT32_MAX;
+		for (uint32_t p = 0; i == UINT32_MAX && p < like->n[XP_T_PROCS]; p++) {
+			xp_proc pr;
+			xp_vp vp;
+			xp_fb_proc(like, p, &pr);
+			xp_fb_vp(like, pr.first_vp, &vp);
+			if (pr.n_vps && vp.type == XP_VP_PROC)
+				i = pr.first_vpval;
+		}
+		unsigned char *rec = buf + (like->tab[XP_T_VPVALS] - tb) +
+		                     (size_t)i * XP_RS_VPVAL;
+		CHECK(i < like->n[XP_T_VPVALS]);
+		if (k == 0) {
+			/* p1 (not p0) of o1.o: a pair the reader accepts. */
+			uint32_t p1 = 0;
+			while (p1 < like->nstr && strcmp(xp_fb_str(like, p1), "p1"))
+				p1++;
+			xp_put_le32(rec + XP_VV_VALUE, p1);
+		} else {
+			/* The absent int value of p0 with a count. */
+			rec = buf + (like->tab[XP_T_VPVALS] - tb) + XP_RS_VPVAL;
+			CHECK_EQ(xp_get_le32(rec + XP_VV_FLAGS), 0);
+			xp_put_le64(rec + XP_VV_COUNT, 3);
+		}
+		fix_crc(buf, len);
+		xp_fb *f = NULL;
+		int same = -1;
+		xp_diags *d1 = xp_diags_new(0), *d2 = xp_diags_new(0);
+		xp_err e1 = xp_db_open_mem(buf, len, "m", &f, d1);
+		xp_fb_free(f);
+		xp_err e2 = xp_db_open_mem_like(buf, len, "m", like, &same, &f, d2);
+		xp_fb_free(f);
+		CHECK_EQ(e1, k == 0 ? XP_E_OK : XP_E_CORRUPT);
+		CHECK_EQ(e2, e1);
+		CHECK_EQ(same, 0);
+		char *s1 = diag_text(d1), *s2 = diag_text(d2);
+		CHECK_STR(s1, s2);
+		free(s1);
+		free(s2);
+		xp_diags_free(d1);
+		xp_diags_free(d2);
+		free(buf);
+	}
+	/* Both ways were taken, and refusals seen. */
+	CHECK(fast > 1000);
+	CHECK(refused > 300);
+	xp_fb_free(like);
+	xp_fb_free(t);
+	free(tb);
+}
+
+/* ------------------------------------------------------------------ */
+/* The merger                                                          */
+/* ------------------------------------------------------------------ */
+
+#define MAXIN 9
+
+typedef struct {
+	char path[MAXIN][300];
+	char name[MAXIN][16];
+	double w[MAXIN];
+	int n;
+} inputs;
+
+/*
+ * Merges the inputs by path (fast) or opened one by one; returns the
+ * canonical text of the result, or "FAILED", followed by every input's
+ * diagnostics and the finish's.
+ */
+static char *merge_all(const inputs *in, const xp_merge_opts *o, int fast)
+{
+	xp_merger *m = xp_merger_new(o);
+	char *log = calloc(1, 1);
+	size_t loglen = 0;
+	xp_err err = XP_E_OK;
+	for (int i = 0; i < in->n && !err; i++) {
+		xp_diags *d = xp_diags_new(0);
+		/* Now and then the last input as an opened profile, after
+		 * inputs by path. */
+		if (fast && !(i == in->n - 1 && in->n % 3 == 0)) {
+			err = xp_merger_add_path(m, in->path[i], in->w[i], in->name[i], d);
+		} else {
+			xp_fb *fb = NULL;
+			err = xp_open_any(in->path[i], &fb, d);
+			if (!err)
+				err = xp_merger_add(m, fb, in->w[i], in->name[i], d);
+			xp_fb_free(fb);
+		}
+		char *s = diag_text(d);
+		size_t n = strlen(s);
+		char *z = realloc(log, loglen + n + 16);
+		if (z) {
+			loglen += (size_t)sprintf(z + loglen, "[%d] %s", i, s);
+			log = z;
+		}
+		free(s);
+		xp_diags_free(d);
+	}
+	if (!err)
+		CHECK_EQ(xp_merger_count(m), in->n);
+	xp_fb *out = NULL;
+	xp_diags *d = xp_diags_new(0);
+	if (!err)
+		err = xp_merger_finish(m, &out, d);
+	char *txt = NULL;
+	size_t len = 0;
+	if (!err)
+		CHECK(xp_text_write_mem(out, &txt, &len) == XP_E_OK);
+	char *s = diag_text(d);
+	char *all = malloc(len + loglen + strlen(s) + 32);
+	if (all) {
+		if (txt)
+			memcpy(all, txt, len);
+		else
+			len = (size_t)sprintf(all, "FAILED %d\n", (int)err);
+		sprintf(all + len, "%s[finish] %s", log ? log : "", s);
+	}
+	CHECK(all != NULL);
+	free(s);
+	free(txt);
+	free(log);
+	xp_fb_free(out);
+	xp_diags_free(d);
+	xp_merger_free(m);
+	return all;
+}
+
+static void put_input(inputs *in, const char *dir, const variant *v,
+                      int as_text)
+{
+	int i = in->n++;
+	xp_fb *fb = run_profile(v);
+	snprintf(in->path[i], sizeof in->path[i], "%s/in%d%s", dir, i,
+	         as_text ? ".text" : "");
+	snprintf(in->name[i], sizeof in->name[i], "in%d", i);
+	FILE *f = fopen(in->path[i], "wb");
+	CHECK(f != NULL);
+	if (!f || !fb) {
+		xp_fb_free(fb);
+		return;
+	}
+	size_t len = 0;
+	unsigned char *buf = NULL;
+	if (as_text)
+		CHECK(xp_text_write_mem(fb, (char **)&buf, &len) == XP_E_OK);
+	else
+		buf = db_bytes(fb, &len);
+	CHECK(buf && fwrite(buf, 1, len, f) == len);
+	free(buf);
+	CHECK(fclose(f) == 0);
+	xp_fb_free(fb);
+	switch (rnd() % 4) {
+	case 0:
+		in->w[i] = 1 + (double)(rnd() % 4);
+		break;
+	case 1:
+		in->w[i] = 0.25 + (double)(rnd() % 7) / 3;
+		break;
+	default:
+		in->w[i] = 1;
+	}
+}
+
+static void test_merger(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		printf("FAIL mkdtemp: %s\n", strerror(errno));
+		unit_failed_checks++;
+		return;
+	}
+	unsigned delta_runs = 0;
+	for (int round = 0; round < 400; round++) {
+		inputs in;
+		memset(&in, 0, sizeof in);
+		int rival = (int)(rnd() % 3) - 1;
+		int rival_at = rival ? (int)(rnd() % 3) : -1;
+		int n = 2 + (int)(rnd() % (MAXIN - 2));
+		int run = 0;
+		for (int i = 0; i < n; i++) {
+			variant v = {0};
+			if (i == rival_at) {
+				v.rival = rival;
+			} else {
+				v.other_values = rnd() % 4 == 0;
+				v.other_shape = rnd() % 6 == 0;
+				v.big = round % 7 == 0;
+			}
+			put_input(&in, dir, &v, rnd() % 10 == 0);
+			run = !v.rival && !v.other_shape ? run + 1 : 0;
+			delta_runs += run >= 2;
+		}
+		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3),
+		                   rnd() % 2 ? XP_MISMATCH_WARN : XP_MISMATCH_SKIP,
+		                   rnd() % 5 == 0 ? 1.5 : 1, (int)(rnd() % 2)};
+		if (round % 10 == 0)
+			o.mismatch = XP_MISMATCH_ERROR;
+		char *a = merge_all(&in, &o, 1);
+		char *b = merge_all(&in, &o, 0);
+		CHECK_STR(a, b);
+		free(a);
+		free(b);
+		for (int i = 0; i < in.n; i++)
+			unlink(in.path[i]);
+	}
+	CHECK(delta_runs > 300);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	RUN(test_reader);
+	RUN(test_merger);
+	return unit_done();
+}
