@@ -24,7 +24,12 @@
  * source file sections, which gather the blocks of a whole module, are
  * built by generating the module's object files once more.
  *
- * Usage: gen [-3] [-i] [-s seed] [-m megabytes | -n counters] [-t type]
+ * Usage: gen [-3] [-i] [-s seed] [-r run] [-m megabytes | -n counters]
+ *            [-t type]
+ *
+ * -r gives training run RUN of the same program (0, the default, is the
+ * plain output): other counts and now and then another value profile
+ * value, everything else the same.
  */
 #include <errno.h>
 #include <math.h>
@@ -408,6 +413,7 @@ typedef struct {
 
 typedef struct {
 	uint64_t seed;
+	uint64_t run;		/* -r: the training run */
 	int type, v43, interleave;
 	uint32_t n_obj;		/* object files (set by the dry pass) */
 	uint32_t objfd_procs;	/* objfd: the one object file's n_procs */
@@ -575,12 +581,32 @@ static void gen_vp_value(gen *g, uint64_t *s, int type, uint32_t obj,
 	}
 }
 
+/*
+ * Training run g->run (-r) of the program: its counts, and now and then a
+ * value profile value (not a VP_PROC callee), come from a stream of its
+ * own per procedure, rs, so that everything the main stream draws, the
+ * program itself, stays the same.  The dry pass sees run 0, so that the
+ * size, and with it the program, does not depend on the run.
+ */
+static int varies(const gen *g)
+{
+	return g->run != 0 && !g->out.dry;
+}
+
+/* A count of the run: within half of v either way. */
+static uint64_t run_count(const gen *g, uint64_t *rs, uint64_t v)
+{
+	if (!varies(g) || v == 0 || v > UINT64_MAX / 4)
+		return v;
+	return v / 2 + below(rs, v + 1);
+}
+
 static const char *const vp_kw[] = {
 	"VP_INT ", "VP_LLONG ", "VP_FLOAT ", "VP_DOUBLE ", "VP_PROC ",
 };
 
-static void gen_vp_records(gen *g, uint64_t *s, uint32_t obj, uint32_t p,
-			   uint32_t nvpv, uint32_t nrec)
+static void gen_vp_records(gen *g, uint64_t *s, uint64_t *rs, uint32_t obj,
+			   uint32_t p, uint32_t nvpv, uint32_t nrec)
 {
 	sbuf *b = &g->body;
 	uint32_t r, i, expr = 0;
@@ -589,7 +615,7 @@ static void gen_vp_records(gen *g, uint64_t *s, uint32_t obj, uint32_t p,
 		unsigned w = (unsigned)below(s, 100);
 		int type = w < 30 ? 0 : w < 50 ? 1 : w < 60 ? 2 : w < 75 ? 3 : 4;
 		uint32_t seen = (uint32_t)below(s, nvpv + 1);
-		uint64_t count = skew(s, 1, 60, 36);
+		uint64_t count = run_count(g, rs, skew(s, 1, 60, 36));
 		uint64_t rb = next64(s);
 
 		if (chance(s, 60))
@@ -604,8 +630,16 @@ static void gen_vp_records(gen *g, uint64_t *s, uint32_t obj, uint32_t p,
 				if (type == 4 && chance(s, 5)) {
 					/* The callee is not profiled. */
 				} else {
+					size_t at;
+
 					sb_ch(b, ' ');
+					at = b->n;
 					gen_vp_value(g, s, type, obj, p, i, rb);
+					if (varies(g) && type != 4 && chance(rs, 10)) {
+						/* Another value in this run. */
+						b->n = at;
+						gen_vp_value(g, rs, type, obj, p, i, rb);
+					}
 				}
 				count = count / (1 + below(s, 4));
 				if (count == 0)
@@ -678,6 +712,8 @@ static void gen_proc(gen *g, uint64_t *s, objst *os, uint32_t p)
 	name nm;
 	uint32_t m = module_of(os->obj);
 	int unknown;
+	uint64_t rs = mix(mix(g->seed ^ 0x72756e73, g->run),
+			  (uint64_t)os->obj << 32 | p);
 
 	nc = chance(s, 5) ? 0 : (uint32_t)skew(s, 2, 55, 7) - 1;
 	nb = nc ? nc * 11 / 20 + (uint32_t)below(s, 3) : 1 + (uint32_t)below(s, 8);
@@ -706,6 +742,7 @@ static void gen_proc(gen *g, uint64_t *s, objst *os, uint32_t p)
 			v = heat >> below(s, 12);
 			v += below(s, 4);
 		}
+		v = run_count(g, &rs, v);
 		g->vals[i] = v;
 		if (v > pmax)
 			pmax = v;
@@ -783,7 +820,7 @@ static void gen_proc(gen *g, uint64_t *s, objst *os, uint32_t p)
 		sb_ch(b, '\n');
 	}
 
-	gen_vp_records(g, s, os->obj, p, os->nvpv, nrec);
+	gen_vp_records(g, s, &rs, os->obj, p, os->nvpv, nrec);
 
 	for (i = 1; i <= nb; i++) {
 		sb_ch(b, 'B');
@@ -1227,7 +1264,7 @@ static uint32_t dry_pass(gen *g)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gen [-3i] [-s seed] [-m megabytes | -n counters] "
+		"usage: gen [-3i] [-s seed] [-r run] [-m megabytes | -n counters] "
 		"[-t type]\n");
 	exit(2);
 }
@@ -1243,7 +1280,7 @@ int main(int argc, char **argv)
 
 	memset(&g, 0, sizeof g);
 	g.target_bytes = 10u << 20;
-	while ((c = getopt(argc, argv, "3im:n:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "3im:n:r:s:t:")) != -1) {
 		switch (c) {
 		case '3':
 			g.v43 = 1;
@@ -1260,6 +1297,11 @@ int main(int argc, char **argv)
 		case 'n':
 			g.target_counters = strtoull(optarg, &end, 10);
 			if (*end != '\0' || g.target_counters == 0)
+				usage();
+			break;
+		case 'r':
+			g.run = strtoull(optarg, &end, 0);
+			if (*end != '\0')
 				usage();
 			break;
 		case 's':
