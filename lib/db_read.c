@@ -10,6 +10,9 @@
  * for some profile the text parser accepts, so that writing an accepted
  * database again gives the same bytes.  The first problem found is
  * reported with the offset of the offending field and reading stops.
+ * A file that may have the shape of a database already checked (inputs
+ * of one binary, xp_db_open_fd_like()) is first compared with it byte
+ * for byte, which accepts exactly the same files.
  *
  * A profile opened here reads straight from the file's bytes: nothing is
  * copied, and the scratch memory used while checking is freed before
@@ -938,11 +941,11 @@ static unsigned char *vpval_types(const rd *r)
 /*
  * Whether the n VPVALS records at a (the file being read, from record
  * first on) pass the checks like's records at b passed; *types holds the
- * records' types once they were needed.  A record with like's value and flags does
- * when its count is 0 or like's is not (a count without a value, allowed
- * only for VP_PROC).  One with another value is checked as the full
- * check would, but a VP_PROC value, which names strings, differs in
- * shape.
+ * records' types once they were needed.  A record with like's value and
+ * flags does when its count is 0 or like's is not (a count without a
+ * value, allowed only for VP_PROC).  One with another value is checked
+ * as the full check would, but a VP_PROC value, which names strings,
+ * differs in shape.
  */
 static int same_vpvals(const rd *r, const unsigned char *a,
                        const unsigned char *b, uint32_t n, uint32_t first,

@@ -500,6 +500,26 @@ static inline void add_value(xp_merger *m, uint64_t *a, uint64_t v, int first)
 	combine(m, a, c, first, sat);
 }
 
+/* *a += v, saturated: the plain sum of weight 1. */
+static inline void add_plain(xp_merger *m, uint64_t *a, uint64_t v)
+{
+	uint64_t s = *a + v;
+	if (s < v) {
+		m->saturated++;
+		s = U64MAX;
+	}
+	*a = s;
+}
+
+/* add_plain() when plain is set, add_value() otherwise. */
+static inline void add_count(xp_merger *m, uint64_t *a, uint64_t v, int plain)
+{
+	if (plain)
+		add_plain(m, a, v);
+	else
+		add_value(m, a, v, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Lookups by pool id                                                  */
 /* ------------------------------------------------------------------ */
@@ -786,16 +806,10 @@ static int add_counters(xp_merger *m, aproc *p, const xp_fb *in,
 			return 1;
 		/* The same layout: no lookup per counter. */
 		if (m->w_int && m->w == 1 && m->o.mode == XP_MERGE_SUM && !first) {
-			for (i = 0; i < n; i++) {
-				uint64_t v = xp_get_le64(c + (size_t)i * XP_RS_COUNTER +
-				                         XP_CN_VALUE);
-				uint64_t s = p->cval[i] + v;
-				if (s < v) {
-					m->saturated++;
-					s = U64MAX;
-				}
-				p->cval[i] = s;
-			}
+			for (i = 0; i < n; i++)
+				add_plain(m, &p->cval[i],
+				          xp_get_le64(c + (size_t)i * XP_RS_COUNTER +
+				                      XP_CN_VALUE));
 		} else {
 			for (i = 0; i < n; i++)
 				add_value(m, &p->cval[i],
@@ -1571,17 +1585,6 @@ static xp_err add_full(xp_merger *m, const xp_fb *in, double weight,
 	return XP_E_OK;
 }
 
-/* *a += v, saturated: the plain sum of weight 1. */
-static inline void add_plain(xp_merger *m, uint64_t *a, uint64_t v)
-{
-	uint64_t s = *a + v;
-	if (s < v) {
-		m->saturated++;
-		s = U64MAX;
-	}
-	*a = s;
-}
-
 /*
  * Combines the u64 at vo of n records of size rs at src, weighted, into
  * acc[0..n-1]; first: acc holds nothing yet.
@@ -1635,24 +1638,16 @@ static xp_err flush_delta(xp_merger *m)
 	int plain = m->o.mode == XP_MERGE_SUM;
 	uint32_t n = m->tmpl->n[XP_T_COUNTERS];
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t *a = m->cmap[i];
-		if (!a)
-			continue;
-		if (plain)
-			add_plain(m, a, m->dcnt[i]);
-		else
-			add_value(m, a, m->dcnt[i], 0);
+		if (m->cmap[i])
+			add_count(m, m->cmap[i], m->dcnt[i], plain);
 	}
 	n = m->tmpl->n[XP_T_BLOCKREFS];
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t *note = m->rmap + 2 * (size_t)i;
 		if (note[1] == NONE)
 			continue;
-		uint64_t *a = &m->rp[m->ln[note[0]].first + note[1]].count;
-		if (plain)
-			add_plain(m, a, m->dref[i]);
-		else
-			add_value(m, a, m->dref[i], 0);
+		add_count(m, &m->rp[m->ln[note[0]].first + note[1]].count,
+		          m->dref[i], plain);
 	}
 	xp_fb in = *m->tmpl;
 	in.image = NULL;
