@@ -895,22 +895,6 @@ static xp_err check_all(rd *r)
 /* ------------------------------------------------------------------ */
 
 /*
- * Records of n of size rs at a and b are equal but for the u64 at vo in
- * each (rs and vo are multiples of 4; constants where this is inlined).
- */
-static inline __attribute__((always_inline)) int
-same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
-             size_t rs, size_t vo)
-{
-	uint32_t diff = 0;
-	for (uint32_t i = 0; i < n; i++, a += rs, b += rs)
-		for (size_t k = 0; k < rs; k += 4)
-			if (k < vo || k >= vo + 8)
-				diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
-	return diff == 0;
-}
-
-/*
  * The value profile type of every VPVALS record of the file being read,
  * from its object files, procedures and VPS, which are like's; NULL when
  * out of memory.
@@ -997,16 +981,16 @@ static int step(const rd *r, const unsigned char *b, uint64_t from,
 	b += from;
 	switch (t) {
 	case XP_T_STATS:
-		return same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
+		return xp_same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
 	case XP_T_COUNTERS:
-		return same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
+		return xp_same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
 	case XP_T_VPVALS:
 		return same_vpvals(r, a, b, n,
 		                   (uint32_t)((from - r->off[XP_DBE_TABLE0 + t]) /
 		                              rs),
 		                   types);
 	default:
-		return same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
+		return xp_same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
 	}
 }
 

@@ -236,6 +236,22 @@ struct xp_fb {
 	unsigned char *owned[XP_T_COUNT_ + 2];
 };
 
+/*
+ * Whether n records of size rs at a and b are equal but for the u64 at vo
+ * in each (rs and vo are multiples of 4; constants where this is inlined).
+ */
+static inline __attribute__((always_inline)) int
+xp_same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
+                size_t rs, size_t vo)
+{
+	uint32_t diff = 0;
+	for (uint32_t i = 0; i < n; i++, a += rs, b += rs)
+		for (size_t k = 0; k < rs; k += 4)
+			if (k < vo || k >= vo + 8)
+				diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
+	return diff == 0;
+}
+
 /* Allocates an empty profile with no tables. */
 xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
 

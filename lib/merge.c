@@ -22,6 +22,9 @@
  * first version of every procedure and all block refs live in large
  * arrays, not in one allocation each.
  *
+ * Databases of one layout, inputs of one binary's runs, are added by
+ * their counts alone after the first (xp_merger_add_path, below).
+ *
  * Which version of a procedure survives a mismatch is decided by a total
  * order on versions (newest compilation first), so that the result does
  * not depend on the order of the inputs and merging is associative.
@@ -1606,17 +1609,6 @@ static void combine_into(xp_merger *m, uint64_t *acc, const unsigned char *src,
 		add_value(m, &acc[i], xp_get_le64(src), first);
 }
 
-/* Whether n VPVALS records at a and b have the same values and flags. */
-static int same_keys(const unsigned char *a, const unsigned char *b,
-                     uint32_t n)
-{
-	uint32_t diff = 0;
-	for (uint32_t i = 0; i < n; i++, a += XP_RS_VPVAL, b += XP_RS_VPVAL)
-		for (unsigned k = XP_VV_VALUE; k < XP_RS_VPVAL; k += 4)
-			diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
-	return diff == 0;
-}
-
 /* Adds the value profiles of template procedure t from in. */
 static xp_err add_tv(xp_merger *m, const tvproc *t, const xp_fb *in)
 {
@@ -1696,7 +1688,8 @@ static xp_err add_like(xp_merger *m, const xp_fb *in, double weight,
 		tvproc *t = &m->tv[k];
 		uint32_t nv = t->n_vps * t->nvpv;
 		size_t off = (size_t)t->first_vpval * XP_RS_VPVAL;
-		if (!same_keys(a + off, b + off, nv)) {
+		if (!xp_same_but_u64(a + off, b + off, nv, XP_RS_VPVAL,
+		                     XP_VV_COUNT)) {
 			if ((err = add_tv(m, t, in)))
 				return err;
 			continue;
