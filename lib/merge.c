@@ -242,6 +242,8 @@ struct xp_merger {
 	uint32_t dcntcap, drefcap;
 	unsigned char *vvals; /* VPVALS records, their counts combined */
 	size_t vvcap;
+
+	uint32_t *rank;       /* when finishing: pool id -> place in byte order */
 };
 
 static xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -411,6 +413,7 @@ void xp_merger_free(xp_merger *m)
 	free(m->dcnt);
 	free(m->dref);
 	free(m->vvals);
+	free(m->rank);
 	free(m);
 }
 
@@ -566,6 +569,8 @@ static int strcmp_id(const xp_merger *m, uint32_t a, uint32_t b)
 		return 0;
 	if (a == NONE || b == NONE)
 		return a == NONE ? -1 : 1;
+	if (m->rank)
+		return m->rank[a] < m->rank[b] ? -1 : 1;
 	return strcmp(xp_strpool_str(&m->str, a), xp_strpool_str(&m->str, b));
 }
 
@@ -2085,194 +2090,223 @@ static uint64_t count_saturated(const xp_merger *m)
 	return n;
 }
 
-static xp_err add_stats(xp_fbb *b, unsigned kinds, uint64_t max, uint64_t sum)
+/*
+ * Writing the result.  The merger knows every record of the result, so it
+ * writes them in canonical order straight into tables of the exact size,
+ * as xprof_db(5) lays them out, instead of going through a builder: one
+ * pass plans (the order of everything, the counts of every table, the
+ * strings in use), a second fills the tables.  The strings are ranked in
+ * byte order first, so that every comparison of the canonical order is
+ * one of two integers, and the result's string ids are the ranks of the
+ * strings in use.
+ */
+
+/* The result being written. */
+typedef struct {
+	xp_merger *m;
+	uint32_t *ofs;        /* object files in order */
+	uint32_t *ofnp;       /* per object file in order: its procedures */
+	uint32_t *procs;      /* the procedures kept, in order */
+	uint32_t nprocs;
+	uint32_t *pgs, *sfs;  /* programs and source files in order */
+	unsigned char *used;  /* per pool string: used by the result */
+	uint32_t *sid;        /* pool id -> the result's string id */
+	uint64_t n[XP_T_COUNT_]; /* records per table */
+	unsigned char *t[XP_T_COUNT_];
+} result;
+
+static void result_free(result *R)
 {
-	xp_err err = XP_E_OK;
-	if (kinds & STB_MAX)
-		err = xp_fbb_add_stat(b, XP_STAT_MAX, max);
-	if (!err && (kinds & STB_SUM))
-		err = xp_fbb_add_stat(b, XP_STAT_SUM, sum);
-	return err;
+	free(R->ofs);
+	free(R->ofnp);
+	free(R->procs);
+	free(R->pgs);
+	free(R->sfs);
+	free(R->used);
+	free(R->sid);
+	for (int t = 0; t < XP_T_COUNT_; t++)
+		free(R->t[t]);
 }
 
-static xp_err emit_proc(xp_merger *m, xp_fbb *b, aproc *p, const uint32_t *smap,
-                        uint32_t nvpv, uint32_t *prevfile)
+/* Byte order, the order of a database's strings. */
+static int cmp_bytes(const sortctx *c, uint32_t a, uint32_t b)
 {
-	xp_err err;
-	xp_proc pr = {0};
-	pr.name = smap[p->name];
-	pr.signature = p->sig;
-	pr.proc_id = p->proc_id;
-	pr.n_vp_sites = p->n_vp_sites;
-	pr.n_srcmap_ops = p->n_srcmap_ops;
-	if ((err = xp_fbb_begin_proc(b, &pr)))
-		return err;
-	uint64_t max = 0, sum = 0;
-	for (uint32_t k = 0; k < p->ncnt; k++) {
-		if (p->cval[k] > max)
-			max = p->cval[k];
-		sum = sat_add(sum, p->cval[k]);
+	const xp_strpool *sp = &c->m->str;
+	size_t la = xp_strpool_len(sp, a), lb = xp_strpool_len(sp, b);
+	int r = memcmp(xp_strpool_str(sp, a), xp_strpool_str(sp, b),
+	               la < lb ? la : lb);
+	return r ? r : (la > lb) - (la < lb);
+}
+
+/*
+ * Ranks the pool's strings in byte order (m->rank), from which on
+ * strcmp_id() compares ranks.  Strings of a database come in byte order,
+ * so the sort mostly finds runs already in order.
+ */
+static xp_err rank_strings(xp_merger *m, uint32_t **order)
+{
+	uint32_t n = m->str.n;
+	uint32_t *ord = malloc(((size_t)n + 1) * sizeof *ord);
+	uint32_t *rank = malloc(((size_t)n + 1) * sizeof *rank);
+	if (!ord || !rank) {
+		free(ord);
+		free(rank);
+		return XP_E_NOMEM;
 	}
-	if ((err = add_stats(b, p->stats, max, sum)))
+	for (uint32_t i = 0; i < n; i++)
+		ord[i] = i;
+	sortctx c = {m, 0};
+	xp_err err = sort_u32(ord, n, cmp_bytes, &c);
+	if (err) {
+		free(ord);
+		free(rank);
 		return err;
-	/* Counters by id: the order they are kept in. */
-	for (uint32_t k = 0; k < p->ncnt && !err; k++)
-		err = xp_fbb_add_counter(b, p->cid[k], p->cval[k]);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		rank[ord[i]] = i;
+	m->rank = rank;
+	*order = ord;
+	return XP_E_OK;
+}
+
+/* How many stats the kinds bits ask for. */
+static unsigned nstats(unsigned kinds)
+{
+	return !!(kinds & STB_MAX) + !!(kinds & STB_SUM);
+}
+
+static void use(result *R, uint32_t id)
+{
+	R->used[id] = 1;
+}
+
+/* The order of the procedures of object file o, renumbering their ids
+ * where needed; appended to R->procs. */
+static xp_err plan_procs(result *R, aobj *o, uint32_t *np_out)
+{
+	xp_merger *m = R->m;
+	sortctx c = {m, 0};
+	uint32_t *procs = R->procs + R->nprocs;
+	uint32_t np = 0;
+	for (uint32_t pi = o->first; pi != NONE; pi = m->pr[pi].next)
+		if (!m->pr[pi].dropped)
+			procs[np++] = pi;
+	/* Proc ids: kept when they still number 1..n without repeats.
+	 * Otherwise they are renumbered in name order (a function of the
+	 * merged set alone, so that merging stays associative), except that
+	 * --sparse renumbers densely keeping the order of the ids. */
+	xp_err err = sort_u32(procs, np, cmp_pr_id, &c);
 	if (err)
 		return err;
+	int dense = 1;
+	for (uint32_t k = 0; k < np; k++)
+		if (m->pr[procs[k]].proc_id != k + 1)
+			dense = 0;
+	if (!dense && m->o.sparse)
+		for (uint32_t k = 0; k < np; k++)
+			m->pr[procs[k]].proc_id = k + 1;
+	if ((err = sort_u32(procs, np, cmp_pr, &c)))
+		return err;
+	if (!dense && !m->o.sparse)
+		for (uint32_t k = 0; k < np; k++)
+			m->pr[procs[k]].proc_id = k + 1;
+	R->nprocs += np;
+	*np_out = np;
+	return XP_E_OK;
+}
+
+/* A procedure's part of the plan: its records counted, its value
+ * profiles sorted, its strings marked. */
+static void plan_proc(result *R, aproc *p, uint32_t nvpv)
+{
+	uint64_t *n = R->n;
+	use(R, p->name);
+	n[XP_T_STATS] += nstats(p->stats);
+	n[XP_T_COUNTERS] += p->ncnt;
+	n[XP_T_VPS] += p->nvr;
+	n[XP_T_VPVALS] += (uint64_t)p->nvr * nvpv;
+	n[XP_T_BLOCKS] += p->nblk;
+	n[XP_T_EDGES] += p->nedge;
+	n[XP_T_TUPLES] += p->ntup;
 	if (p->nvr > 1)
 		xp_qsort(p->vr, p->nvr, sizeof *p->vr, cmp_vrec);
 	for (uint32_t k = 0; k < p->nvr; k++) {
 		vrec *r = &p->vr[k];
-		sort_vvals(m, r->type, r->v, r->nv);
-		if ((err = xp_fbb_add_vp(b, r->expr, r->type)))
-			return err;
-		for (uint32_t q = 0; q < nvpv; q++) {
-			xp_vpval v = {0};
-			if (q < r->nv && r->v[q].has) {
-				uint64_t key = r->v[q].key;
-				v.has_value = 1;
-				switch ((xp_vptype)r->type) {
-				case XP_VP_INT:
-					v.v.i = (int32_t)(int64_t)key;
-					break;
-				case XP_VP_LLONG:
-					v.v.ll = (int64_t)key;
-					break;
-				case XP_VP_FLOAT: {
-					uint32_t u = (uint32_t)key;
-					memcpy(&v.v.f, &u, sizeof u);
-					break;
-				}
-				case XP_VP_DOUBLE:
-					memcpy(&v.v.d, &key, sizeof key);
-					break;
-				case XP_VP_PROC:
-					v.v.proc.name = smap[(uint32_t)key];
-					v.v.proc.objfile = smap[(uint32_t)(key >> 32)];
-					break;
-				}
+		sort_vvals(R->m, r->type, r->v, r->nv);
+		if (r->type != XP_VP_PROC)
+			continue;
+		for (uint32_t q = 0; q < nvpv && q < r->nv; q++)
+			if (r->v[q].has) {
+				use(R, (uint32_t)r->v[q].key);
+				use(R, (uint32_t)(r->v[q].key >> 32));
 			}
-			if (q < r->nv)
-				v.count = r->v[q].count;
-			if ((err = xp_fbb_add_vpval(b, &v)))
-				return err;
-		}
 	}
-	for (uint32_t k = 0; k < p->nblk; k++) {
-		const unsigned char *r = p->blk + (size_t)k * XP_RS_BLOCK;
-		if ((err = xp_fbb_add_block(b, xp_get_le32(r + XP_BK_ID),
-		                            xp_get_le32(r + XP_BK_COUNTER))))
-			return err;
+	for (uint32_t k = 0; k < p->ntup; k++)
+		if (p->tup[k].srcfile != NONE)
+			use(R, p->tup[k].srcfile);
+}
+
+static xp_err order_of(xp_merger *m, uint32_t n,
+                       int (*cmp)(const sortctx *, uint32_t, uint32_t),
+                       uint32_t **out)
+{
+	sortctx c = {m, 0};
+	uint32_t *a = malloc(((size_t)n + 1) * sizeof *a);
+	if (!a)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = i;
+	xp_err err = sort_u32(a, n, cmp, &c);
+	if (err) {
+		free(a);
+		return err;
 	}
-	for (uint32_t k = 0; k < p->nedge; k++) {
-		const unsigned char *r = p->edge + (size_t)k * XP_RS_EDGE;
-		xp_edge e = {xp_get_le32(r + XP_ED_ID), xp_get_le32(r + XP_ED_COUNTER),
-		             xp_get_le32(r + XP_ED_FROM), xp_get_le32(r + XP_ED_TO)};
-		if ((err = xp_fbb_add_edge(b, &e)))
-			return err;
-	}
-	for (uint32_t k = 0; k < p->ntup; k++) {
-		xp_tuple t = p->tup[k];
-		uint32_t f = t.srcfile;
-		t.srcfile = XP_NOSTR;
-		if (f != NONE && f != *prevfile) {
-			t.srcfile = smap[f];
-			*prevfile = f;
-		}
-		if ((err = xp_fbb_add_tuple(b, &t)))
-			return err;
-	}
+	*out = a;
 	return XP_E_OK;
 }
 
-static xp_err emit(xp_merger *m, xp_fbb *b, const uint32_t *smap)
+/* The order and size of everything, and the strings in use. */
+static xp_err plan(result *R)
 {
-	xp_err err;
+	xp_merger *m = R->m;
 	sortctx c = {m, 0};
-	uint32_t *ofs = malloc(((size_t)m->nof + 1) * sizeof *ofs);
-	uint32_t *procs = NULL;
-	uint32_t pcap = 0;
-	if (!ofs)
-		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < m->nof; i++)
-		ofs[i] = i;
-	if ((err = sort_u32(ofs, m->nof, cmp_of, &c)))
-		goto out;
-	for (uint32_t i = 0; i < m->nof; i++) {
-		aobj *o = &m->of[ofs[i]];
-		uint32_t np = 0;
-		for (uint32_t pi = o->first; pi != NONE; pi = m->pr[pi].next) {
-			if (m->pr[pi].dropped)
-				continue;
-			if ((err = GROW(procs, pcap, np + 1)))
-				goto out;
-			procs[np++] = pi;
-		}
-		/* Proc ids: kept when they still number 1..n without
-		 * repeats.  Otherwise they are renumbered in name order (a
-		 * function of the merged set alone, so that merging stays
-		 * associative), except that --sparse renumbers densely
-		 * keeping the order of the ids. */
-		if ((err = sort_u32(procs, np, cmp_pr_id, &c)))
-			goto out;
-		int dense = 1;
-		for (uint32_t k = 0; k < np; k++)
-			if (m->pr[procs[k]].proc_id != k + 1)
-				dense = 0;
-		if (!dense && m->o.sparse)
-			for (uint32_t k = 0; k < np; k++)
-				m->pr[procs[k]].proc_id = k + 1;
-		if ((err = sort_u32(procs, np, cmp_pr, &c)))
-			goto out;
-		if (!dense && !m->o.sparse)
-			for (uint32_t k = 0; k < np; k++)
-				m->pr[procs[k]].proc_id = k + 1;
-		xp_objfile of = {0};
-		of.path = smap[o->path];
-		of.tv_sec = o->c.tv_sec;
-		of.tv_usec = o->c.tv_usec;
-		of.signature = o->c.sig;
-		of.n_values_per_vp = o->c.nvpv;
-		of.n_srcfile_names = o->n_srcfile_names;
-		if ((err = xp_fbb_begin_objfile(b, &of)) ||
-		    (err = add_stats(b, o->stats, o->max, o->sum)))
-			goto out;
-		uint32_t prev = NONE;
-		for (uint32_t k = 0; k < np; k++)
-			if ((err = emit_proc(m, b, &m->pr[procs[k]], smap, o->c.nvpv,
-			                     &prev)))
-				goto out;
-	}
+	uint64_t *n = R->n;
+	xp_err err;
 
-	uint32_t *pgs = malloc(((size_t)m->npg + 1) * sizeof *pgs);
-	if (!pgs) {
-		err = XP_E_NOMEM;
-		goto out;
+	R->used = calloc((size_t)m->str.n + 1, 1);
+	R->ofnp = malloc(((size_t)m->nof + 1) * sizeof *R->ofnp);
+	R->procs = malloc(((size_t)m->npr + 1) * sizeof *R->procs);
+	if (!R->used || !R->ofnp || !R->procs)
+		return XP_E_NOMEM;
+	if ((err = order_of(m, m->nof, cmp_of, &R->ofs)) ||
+	    (err = order_of(m, m->npg, cmp_pg, &R->pgs)) ||
+	    (err = order_of(m, m->nsf, cmp_sf, &R->sfs)))
+		return err;
+
+	n[XP_T_RUNS] = (m->nof > 0) + (m->npg > 0) + (m->nsf > 0);
+	n[XP_T_OBJFILES] = m->nof;
+	for (uint32_t i = 0; i < m->nof; i++) {
+		aobj *o = &m->of[R->ofs[i]];
+		uint32_t first = R->nprocs;
+		if ((err = plan_procs(R, o, &R->ofnp[i])))
+			return err;
+		use(R, o->path);
+		n[XP_T_STATS] += nstats(o->stats);
+		for (uint32_t k = first; k < R->nprocs; k++)
+			plan_proc(R, &m->pr[R->procs[k]], o->c.nvpv);
 	}
-	for (uint32_t i = 0; i < m->npg; i++)
-		pgs[i] = i;
-	if ((err = sort_u32(pgs, m->npg, cmp_pg, &c))) {
-		free(pgs);
-		goto out;
-	}
-	for (uint32_t i = 0; i < m->npg && !err; i++) {
-		aprog *g = &m->pg[pgs[i]];
-		uint64_t max = 0, sum = 0;
-		for (uint32_t k = 0; k < g->nref; k++) {
-			uint32_t ofi = m->of_by_str[g->refs[k]];
-			if (ofi == NONE)
-				continue;
-			if (m->of[ofi].max > max)
-				max = m->of[ofi].max;
-			sum = sat_add(sum, m->of[ofi].sum);
-		}
-		if ((err = xp_fbb_begin_program(b, smap[g->path])) ||
-		    (err = add_stats(b, g->stats, max, sum)) ||
-		    (err = sort_u32(g->refs, g->nref, cmp_str_ids, &c)))
-			break;
-		for (uint32_t k = 0; k < g->nref && !err; k++)
-			err = xp_fbb_add_objref(b, smap[g->refs[k]]);
+	n[XP_T_PROCS] = R->nprocs;
+
+	n[XP_T_PROGRAMS] = m->npg;
+	for (uint32_t i = 0; i < m->npg; i++) {
+		aprog *g = &m->pg[R->pgs[i]];
+		use(R, g->path);
+		n[XP_T_STATS] += nstats(g->stats);
+		if ((err = sort_u32(g->refs, g->nref, cmp_str_ids, &c)))
+			return err;
+		for (uint32_t k = 0; k < g->nref; k++)
+			use(R, g->refs[k]);
+		n[XP_T_OBJREFS] += g->nref;
 		/* Insertion sort of the comdat pairs. */
 		for (uint32_t k = 1; k < g->ncd; k++) {
 			pair x = g->cds[k];
@@ -2283,51 +2317,327 @@ static xp_err emit(xp_merger *m, xp_fbb *b, const uint32_t *smap)
 			}
 			g->cds[j] = x;
 		}
-		for (uint32_t k = 0; k < g->ncd && !err; k++)
-			err = xp_fbb_add_comdat(b, smap[g->cds[k].a],
-			                        smap[g->cds[k].b]);
+		for (uint32_t k = 0; k < g->ncd; k++) {
+			use(R, g->cds[k].a);
+			use(R, g->cds[k].b);
+		}
+		n[XP_T_COMDATS] += g->ncd;
 	}
-	free(pgs);
-	if (err)
-		goto out;
 
-	uint32_t *sfs = malloc(((size_t)m->nsf + 1) * sizeof *sfs);
-	if (!sfs) {
-		err = XP_E_NOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < m->nsf; i++)
-		sfs[i] = i;
-	if ((err = sort_u32(sfs, m->nsf, cmp_sf, &c))) {
-		free(sfs);
-		goto out;
-	}
-	for (uint32_t i = 0; i < m->nsf && !err; i++) {
-		asrc *s = &m->sf[sfs[i]];
-		if ((err = xp_fbb_begin_srcfile(b, smap[s->path])) ||
-		    (err = sort_u32(s->lines, s->nline, cmp_ln, &c)))
-			break;
-		for (uint32_t k = 0; k < s->nline && !err; k++) {
+	n[XP_T_SRCFILES] = m->nsf;
+	for (uint32_t i = 0; i < m->nsf; i++) {
+		asrc *s = &m->sf[R->sfs[i]];
+		use(R, s->path);
+		if ((err = sort_u32(s->lines, s->nline, cmp_ln, &c)))
+			return err;
+		for (uint32_t k = 0; k < s->nline; k++) {
 			aline *l = &m->ln[s->lines[k]];
 			if (l->nref == 0)
 				continue;
-			if ((err = xp_fbb_begin_srcline(b, l->line, l->col)))
-				break;
+			n[XP_T_SRCLINES]++;
+			n[XP_T_BLOCKREFS] += l->nref;
 			aref *lr = m->rp + l->first;
 			sort_refs(m, lr, l->nref);
-			for (uint32_t q = 0; q < l->nref && !err; q++) {
-				xp_blockref br = {lr[q].block, lr[q].count,
-				                  smap[lr[q].proc],
-				                  smap[lr[q].objfile]};
-				err = xp_fbb_add_blockref(b, &br);
+			for (uint32_t q = 0; q < l->nref; q++) {
+				use(R, lr[q].proc);
+				use(R, lr[q].objfile);
 			}
 		}
 	}
-	free(sfs);
-out:
-	free(ofs);
-	free(procs);
-	return err;
+	n[XP_T_IDX_OBJFILES] = n[XP_T_OBJFILES];
+	n[XP_T_IDX_PROCS] = n[XP_T_PROCS];
+	n[XP_T_IDX_PROGRAMS] = n[XP_T_PROGRAMS];
+	n[XP_T_IDX_SRCFILES] = n[XP_T_SRCFILES];
+	for (int t = 0; t < XP_T_COUNT_; t++)
+		if (n[t] >= UINT32_MAX)
+			return XP_E_LIMIT;
+	return XP_E_OK;
+}
+
+/* The result's string ids: the strings in use, in byte order. */
+static xp_err number_strings(result *R, const uint32_t *order, xp_fb *fb)
+{
+	xp_merger *m = R->m;
+	uint32_t nstr = 0;
+	size_t bytes = 0;
+	R->sid = malloc(((size_t)m->str.n + 1) * sizeof *R->sid);
+	if (!R->sid)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < m->str.n; i++) {
+		uint32_t id = order[i];
+		if (!R->used[id])
+			continue;
+		R->sid[id] = nstr++;
+		bytes += xp_strpool_len(&m->str, id) + 1;
+	}
+	if (bytes > UINT32_MAX)
+		return XP_E_LIMIT;
+	unsigned char *off = malloc((size_t)nstr * 4 + 4);
+	char *tab = malloc(bytes + 1);
+	fb->owned[XP_T_COUNT_] = off;
+	fb->owned[XP_T_COUNT_ + 1] = (unsigned char *)tab;
+	if (!off || !tab)
+		return XP_E_NOMEM;
+	size_t pos = 0;
+	for (uint32_t i = 0, k = 0; i < m->str.n; i++) {
+		uint32_t id = order[i];
+		if (!R->used[id])
+			continue;
+		size_t len = xp_strpool_len(&m->str, id);
+		xp_put_le32(off + (size_t)k++ * 4, (uint32_t)pos);
+		memcpy(tab + pos, xp_strpool_str(&m->str, id), len + 1);
+		pos += len + 1;
+	}
+	fb->nstr = nstr;
+	fb->stroff = off;
+	fb->strtab = tab;
+	fb->strtab_len = (uint32_t)bytes;
+	return XP_E_OK;
+}
+
+/* The next record of table t, zeroed; cur holds the records written. */
+static unsigned char *put(result *R, xp_table t, uint32_t *cur)
+{
+	return R->t[t] + (size_t)cur[t]++ * xp_tabdescs[t].size;
+}
+
+static void put_stats(result *R, uint32_t *cur, unsigned kinds, uint64_t max,
+                      uint64_t sum)
+{
+	if (kinds & STB_MAX) {
+		unsigned char *r = put(R, XP_T_STATS, cur);
+		xp_put_le32(r + XP_ST_KIND, XP_STAT_MAX);
+		xp_put_le64(r + XP_ST_VALUE, max);
+	}
+	if (kinds & STB_SUM) {
+		unsigned char *r = put(R, XP_T_STATS, cur);
+		xp_put_le32(r + XP_ST_KIND, XP_STAT_SUM);
+		xp_put_le64(r + XP_ST_VALUE, sum);
+	}
+}
+
+static void put_vps(result *R, uint32_t *cur, const aproc *p, uint32_t nvpv)
+{
+	const uint32_t *sid = R->sid;
+	for (uint32_t k = 0; k < p->nvr; k++) {
+		const vrec *vr = &p->vr[k];
+		unsigned char *r = put(R, XP_T_VPS, cur);
+		xp_put_le32(r + XP_VP_EXPR, vr->expr);
+		xp_put_le32(r + XP_VP_TYPE, vr->type);
+		for (uint32_t q = 0; q < nvpv; q++) {
+			unsigned char *v = put(R, XP_T_VPVALS, cur);
+			if (q >= vr->nv)
+				continue;
+			uint64_t key = vr->v[q].key;
+			xp_put_le64(v + XP_VV_COUNT, vr->v[q].count);
+			if (!vr->v[q].has)
+				continue;
+			switch ((xp_vptype)vr->type) {
+			case XP_VP_INT:
+				key = (uint64_t)(int64_t)(int32_t)(int64_t)key;
+				break;
+			case XP_VP_FLOAT:
+				key = (uint32_t)key;
+				break;
+			case XP_VP_LLONG:
+			case XP_VP_DOUBLE:
+				break;
+			case XP_VP_PROC:
+				key = sid[(uint32_t)key] |
+				      (uint64_t)sid[(uint32_t)(key >> 32)] << 32;
+				break;
+			}
+			xp_put_le64(v + XP_VV_VALUE, key);
+			xp_put_le32(v + XP_VV_FLAGS, XP_VVF_HAS_VALUE);
+		}
+	}
+}
+
+static void put_proc(result *R, uint32_t *cur, const aproc *p, uint32_t ofk,
+                     uint32_t nvpv, uint32_t *prevfile)
+{
+	const uint32_t *sid = R->sid;
+	unsigned char *r = put(R, XP_T_PROCS, cur);
+	xp_put_le32(r + XP_PR_NAME, sid[p->name]);
+	xp_put_le32(r + XP_PR_OBJFILE, ofk);
+	xp_put_le64(r + XP_PR_SIG, p->sig);
+	xp_put_le32(r + XP_PR_ID, p->proc_id);
+	xp_put_le32(r + XP_PR_NVPSITES, p->n_vp_sites);
+	xp_put_le32(r + XP_PR_NSRCMAP, p->n_srcmap_ops);
+	xp_put_le32(r + XP_PR_FSTAT, cur[XP_T_STATS]);
+	xp_put_le32(r + XP_PR_NSTAT, nstats(p->stats));
+	xp_put_le32(r + XP_PR_FCNT, cur[XP_T_COUNTERS]);
+	xp_put_le32(r + XP_PR_NCNT, p->ncnt);
+	xp_put_le32(r + XP_PR_FVP, cur[XP_T_VPS]);
+	xp_put_le32(r + XP_PR_NVP, p->nvr);
+	xp_put_le32(r + XP_PR_FVPVAL, cur[XP_T_VPVALS]);
+	xp_put_le32(r + XP_PR_FBLK, cur[XP_T_BLOCKS]);
+	xp_put_le32(r + XP_PR_NBLK, p->nblk);
+	xp_put_le32(r + XP_PR_FEDGE, cur[XP_T_EDGES]);
+	xp_put_le32(r + XP_PR_NEDGE, p->nedge);
+	xp_put_le32(r + XP_PR_FTUP, cur[XP_T_TUPLES]);
+	xp_put_le32(r + XP_PR_NTUP, p->ntup);
+
+	uint64_t max = 0, sum = 0;
+	for (uint32_t k = 0; k < p->ncnt; k++) {
+		if (p->cval[k] > max)
+			max = p->cval[k];
+		sum = sat_add(sum, p->cval[k]);
+	}
+	put_stats(R, cur, p->stats, max, sum);
+	/* Counters by id: the order they are kept in. */
+	unsigned char *c = R->t[XP_T_COUNTERS] +
+	                   (size_t)cur[XP_T_COUNTERS] * XP_RS_COUNTER;
+	for (uint32_t k = 0; k < p->ncnt; k++, c += XP_RS_COUNTER) {
+		xp_put_le32(c + XP_CN_ID, p->cid[k]);
+		xp_put_le64(c + XP_CN_VALUE, p->cval[k]);
+	}
+	cur[XP_T_COUNTERS] += p->ncnt;
+	put_vps(R, cur, p, nvpv);
+	/* Blocks and edges are kept as the database's records. */
+	if (p->nblk)
+		memcpy(R->t[XP_T_BLOCKS] + (size_t)cur[XP_T_BLOCKS] * XP_RS_BLOCK,
+		       p->blk, (size_t)p->nblk * XP_RS_BLOCK);
+	cur[XP_T_BLOCKS] += p->nblk;
+	if (p->nedge)
+		memcpy(R->t[XP_T_EDGES] + (size_t)cur[XP_T_EDGES] * XP_RS_EDGE,
+		       p->edge, (size_t)p->nedge * XP_RS_EDGE);
+	cur[XP_T_EDGES] += p->nedge;
+	for (uint32_t k = 0; k < p->ntup; k++) {
+		const xp_tuple *t = &p->tup[k];
+		unsigned char *u = put(R, XP_T_TUPLES, cur);
+		uint32_t f = t->srcfile, file = XP_NOSTR;
+		if (f != NONE && f != *prevfile) {
+			file = sid[f];
+			*prevfile = f;
+		}
+		xp_put_le32(u + XP_TU_ID, t->id);
+		xp_put_le32(u + XP_TU_BLOCK, t->block);
+		xp_put_le32(u + XP_TU_LINE, t->line);
+		xp_put_le32(u + XP_TU_COL, t->col);
+		xp_put_le32(u + XP_TU_FILE, file);
+	}
+}
+
+static void put_run(result *R, uint32_t *cur, xp_seckind kind, uint32_t n)
+{
+	if (n == 0)
+		return;
+	unsigned char *r = put(R, XP_T_RUNS, cur);
+	xp_put_le32(r + XP_RUN_KIND, (uint32_t)kind);
+	xp_put_le32(r + XP_RUN_COUNT, n);
+}
+
+/*
+ * The indexes list a table's records in order of their string field (for
+ * procedures, their object file's path first).  That is the canonical
+ * order itself: object files, programs and source files come by path,
+ * procedures by object file and then name, and the result's strings are
+ * numbered in byte order.
+ */
+static void put_index(result *R, xp_table idx)
+{
+	for (uint32_t i = 0; i < R->n[idx]; i++)
+		xp_put_le32(R->t[idx] + (size_t)i * 4, i);
+}
+
+/* Writes every record, in the order plan() settled. */
+static xp_err fill(result *R)
+{
+	xp_merger *m = R->m;
+	const uint32_t *sid = R->sid;
+	uint32_t cur[XP_T_COUNT_] = {0};
+	for (int t = 0; t < XP_T_COUNT_; t++) {
+		R->t[t] = calloc((size_t)R->n[t] * xp_tabdescs[t].size + 1, 1);
+		if (!R->t[t])
+			return XP_E_NOMEM;
+	}
+
+	put_run(R, cur, XP_SEC_OBJFILE, m->nof);
+	put_run(R, cur, XP_SEC_PROGRAM, m->npg);
+	put_run(R, cur, XP_SEC_SRCFILE, m->nsf);
+
+	for (uint32_t i = 0, pk = 0; i < m->nof; i++) {
+		const aobj *o = &m->of[R->ofs[i]];
+		unsigned char *r = put(R, XP_T_OBJFILES, cur);
+		xp_put_le32(r + XP_OF_PATH, sid[o->path]);
+		xp_put_le32(r + XP_OF_TVSEC, o->c.tv_sec);
+		xp_put_le32(r + XP_OF_TVUSEC, o->c.tv_usec);
+		xp_put_le32(r + XP_OF_NVPV, o->c.nvpv);
+		xp_put_le64(r + XP_OF_SIG, o->c.sig);
+		xp_put_le32(r + XP_OF_NSFN, o->n_srcfile_names);
+		xp_put_le32(r + XP_OF_FSTAT, cur[XP_T_STATS]);
+		xp_put_le32(r + XP_OF_NSTAT, nstats(o->stats));
+		xp_put_le32(r + XP_OF_FPROC, cur[XP_T_PROCS]);
+		xp_put_le32(r + XP_OF_NPROC, R->ofnp[i]);
+		put_stats(R, cur, o->stats, o->max, o->sum);
+		uint32_t prev = NONE;
+		for (uint32_t k = 0; k < R->ofnp[i]; k++, pk++)
+			put_proc(R, cur, &m->pr[R->procs[pk]], i, o->c.nvpv, &prev);
+	}
+
+	for (uint32_t i = 0; i < m->npg; i++) {
+		const aprog *g = &m->pg[R->pgs[i]];
+		uint64_t max = 0, sum = 0;
+		for (uint32_t k = 0; k < g->nref; k++) {
+			uint32_t ofi = m->of_by_str[g->refs[k]];
+			if (ofi == NONE)
+				continue;
+			if (m->of[ofi].max > max)
+				max = m->of[ofi].max;
+			sum = sat_add(sum, m->of[ofi].sum);
+		}
+		unsigned char *r = put(R, XP_T_PROGRAMS, cur);
+		xp_put_le32(r + XP_PG_PATH, sid[g->path]);
+		xp_put_le32(r + XP_PG_FSTAT, cur[XP_T_STATS]);
+		xp_put_le32(r + XP_PG_NSTAT, nstats(g->stats));
+		xp_put_le32(r + XP_PG_FOBJREF, cur[XP_T_OBJREFS]);
+		xp_put_le32(r + XP_PG_NOBJREF, g->nref);
+		xp_put_le32(r + XP_PG_FCOMDAT, cur[XP_T_COMDATS]);
+		xp_put_le32(r + XP_PG_NCOMDAT, g->ncd);
+		put_stats(R, cur, g->stats, max, sum);
+		for (uint32_t k = 0; k < g->nref; k++)
+			xp_put_le32(put(R, XP_T_OBJREFS, cur), sid[g->refs[k]]);
+		for (uint32_t k = 0; k < g->ncd; k++) {
+			unsigned char *c = put(R, XP_T_COMDATS, cur);
+			xp_put_le32(c + XP_CD_PROC, sid[g->cds[k].a]);
+			xp_put_le32(c + XP_CD_OBJFILE, sid[g->cds[k].b]);
+		}
+	}
+
+	for (uint32_t i = 0; i < m->nsf; i++) {
+		const asrc *s = &m->sf[R->sfs[i]];
+		unsigned char *r = put(R, XP_T_SRCFILES, cur);
+		uint32_t nline = 0;
+		xp_put_le32(r + XP_SF_PATH, sid[s->path]);
+		xp_put_le32(r + XP_SF_FLINE, cur[XP_T_SRCLINES]);
+		for (uint32_t k = 0; k < s->nline; k++) {
+			const aline *l = &m->ln[s->lines[k]];
+			if (l->nref == 0)
+				continue;
+			nline++;
+			unsigned char *sl = put(R, XP_T_SRCLINES, cur);
+			xp_put_le32(sl + XP_SL_LINE, l->line);
+			xp_put_le32(sl + XP_SL_COL, l->col);
+			xp_put_le32(sl + XP_SL_FREF, cur[XP_T_BLOCKREFS]);
+			xp_put_le32(sl + XP_SL_NREF, l->nref);
+			const aref *lr = m->rp + l->first;
+			for (uint32_t q = 0; q < l->nref; q++) {
+				unsigned char *b = put(R, XP_T_BLOCKREFS, cur);
+				xp_put_le32(b + XP_BR_BLOCK, lr[q].block);
+				xp_put_le64(b + XP_BR_COUNT, lr[q].count);
+				xp_put_le32(b + XP_BR_PROC, sid[lr[q].proc]);
+				xp_put_le32(b + XP_BR_OBJFILE, sid[lr[q].objfile]);
+			}
+		}
+		xp_put_le32(r + XP_SF_NLINE, nline);
+	}
+
+	put_index(R, XP_T_IDX_OBJFILES);
+	put_index(R, XP_T_IDX_PROCS);
+	put_index(R, XP_T_IDX_PROGRAMS);
+	put_index(R, XP_T_IDX_SRCFILES);
+	return XP_E_OK;
 }
 
 xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d)
@@ -2349,22 +2659,23 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d)
 		             (unsigned long long)m->saturated,
 		             m->saturated == 1 ? "" : "s");
 
-	xp_fbb *b = xp_fbb_new(m->type, m->minor, m->n_proc_names);
-	uint32_t *smap = malloc(((size_t)m->str.n + 1) * sizeof *smap);
-	if (!b || !smap) {
-		xp_fbb_free(b);
-		free(smap);
+	result R = {.m = m};
+	uint32_t *order = NULL;
+	xp_fb *fb = xp_fb_alloc(m->type, m->minor, m->n_proc_names);
+	if (!fb)
 		return XP_E_NOMEM;
+	if (!(err = rank_strings(m, &order)) && !(err = plan(&R)) &&
+	    !(err = number_strings(&R, order, fb)) && !(err = fill(&R))) {
+		for (int t = 0; t < XP_T_COUNT_; t++) {
+			fb->tab[t] = fb->owned[t] = R.t[t];
+			fb->n[t] = (uint32_t)R.n[t];
+			R.t[t] = NULL;
+		}
+		*out = fb;
+		fb = NULL;
 	}
-	err = XP_E_OK;
-	for (uint32_t i = 0; i < m->str.n && !err; i++)
-		err = xp_fbb_intern(b, xp_strpool_str(&m->str, i), xp_strpool_len(&m->str, i),
-		                    &smap[i]);
-	if (!err)
-		err = emit(m, b, smap);
-	if (!err)
-		err = xp_fbb_finish(b, out);
-	xp_fbb_free(b);
-	free(smap);
+	xp_fb_free(fb);
+	result_free(&R);
+	free(order);
 	return err;
 }

@@ -107,6 +107,27 @@ static xp_fb *random_profile(uint64_t maxval)
 	return fb;
 }
 
+/*
+ * The merger writes its result's tables itself; they must be exactly what
+ * the builder makes of the same content, that is of its text parsed back,
+ * down to every byte of the database.
+ */
+static void check_encoding(const xp_fb *out, const char *txt, size_t len)
+{
+	xp_fb *back = NULL;
+	unsigned char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+	xp_diags *d = xp_diags_new(0);
+	CHECK(xp_text_parse_mem(txt, len, "result", NULL, &back, d) == XP_E_OK);
+	CHECK(xp_db_write_mem(out, &a, &la) == XP_E_OK);
+	CHECK(back && xp_db_write_mem(back, &b, &lb) == XP_E_OK);
+	CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
+	free(a);
+	free(b);
+	xp_fb_free(back);
+	xp_diags_free(d);
+}
+
 /* Merges n profiles with weights (NULL: all 1) into a canonical text. */
 static char *merge_text(xp_fb **in, const double *w, int n,
                         const xp_merge_opts *o, size_t *warnings)
@@ -123,6 +144,7 @@ static char *merge_text(xp_fb **in, const double *w, int n,
 	if (warnings)
 		*warnings = xp_diags_count(d);
 	if (out && xp_text_write_mem(out, &txt, &len) == XP_E_OK) {
+		check_encoding(out, txt, len);
 		/* The text is not NUL-terminated: make it a string. */
 		char *z = realloc(txt, len + 1);
 		CHECK(z != NULL);
