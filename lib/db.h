@@ -90,4 +90,38 @@ xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
 xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
                         xp_fb **out, xp_diags *d);
 
+/*
+ * A database written by its producer instead of from a profile in memory:
+ * its header fields and the record count of every directory entry.
+ */
+typedef struct {
+	xp_datatype type;
+	unsigned minor;
+	uint32_t n_proc_names;
+	uint64_t count[XP_DB_NENTRIES];
+} xp_db_shape;
+
+/* Writes the bytes of directory entry e to w, count * record size. */
+typedef void (*xp_db_put_fn)(void *ctx, unsigned e, xp_wbuf *w);
+
+/*
+ * Writes a database of shape s into fd, a regular file, at its offset;
+ * put writes each entry in turn.  The checksum is computed as the bytes
+ * go out and written into the header at the end.  XP_E_INVAL when put
+ * writes another number of bytes than the shape says, XP_E_IO (errno
+ * set) when writing fails.
+ */
+xp_err xp_db_write_fd_with(const xp_db_shape *s, xp_db_put_fn put, void *ctx,
+                           int fd);
+
+/*
+ * xp_profdir_write_locked() for data of type t, holding nobj object
+ * files, that write() writes into fd; objfile names the object file of
+ * objfd data, which must hold exactly one.
+ */
+typedef xp_err (*xp_profdir_write_fn)(void *ctx, int fd);
+xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
+                             const char *objfile, xp_profdir_write_fn write,
+                             void *ctx, xp_diags *d);
+
 #endif /* XPROF_DB_H */

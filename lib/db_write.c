@@ -63,31 +63,24 @@ typedef struct {
 	unsigned char head[XP_DB_DIR_END];
 } layout;
 
-static void make_layout(const xp_fb *fb, layout *L)
+/* The header, directory and offsets of a database of shape s. */
+static void layout_shape(const xp_db_shape *s, layout *L)
 {
-	L->data[XP_DBE_STROFFS] = fb->stroff;
-	L->count[XP_DBE_STROFFS] = fb->nstr;
-	L->data[XP_DBE_STRINGS] = (const unsigned char *)fb->strtab;
-	L->count[XP_DBE_STRINGS] = fb->strtab_len;
-	for (unsigned t = 0; t < XP_T_COUNT_; t++) {
-		L->data[XP_DBE_TABLE0 + t] = fb->tab[t];
-		L->count[XP_DBE_TABLE0 + t] = fb->n[t];
-	}
-
 	unsigned char *h = L->head;
 	memset(h, 0, sizeof L->head);
 	memcpy(h + XP_DBH_MAGIC, XP_DB_MAGIC, XP_DB_MAGIC_LEN);
 	xp_put_le32(h + XP_DBH_VERSION, XP_DB_FORMAT_VERSION);
-	xp_put_le32(h + XP_DBH_TYPE, (uint32_t)fb->type);
+	xp_put_le32(h + XP_DBH_TYPE, (uint32_t)s->type);
 	xp_put_le32(h + XP_DBH_MAJOR, 4);
-	xp_put_le32(h + XP_DBH_MINOR, fb->minor);
-	xp_put_le32(h + XP_DBH_NPROCNAMES, fb->n_proc_names);
+	xp_put_le32(h + XP_DBH_MINOR, s->minor);
+	xp_put_le32(h + XP_DBH_NPROCNAMES, s->n_proc_names);
 	xp_put_le32(h + XP_DBH_NENTRIES, XP_DB_NENTRIES);
 
 	uint64_t pos = XP_DB_DIR_END;
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
 		unsigned char *de = h + XP_DB_HEADER_SIZE + e * XP_DB_ENTRY_SIZE;
 		pos = xp_db_align8(pos);
+		L->count[e] = s->count[e];
 		L->offset[e] = pos;
 		xp_put_le32(de + XP_DBE_ID, e);
 		xp_put_le32(de + XP_DBE_RECSIZE, entries[e].size);
@@ -99,20 +92,44 @@ static void make_layout(const xp_fb *fb, layout *L)
 	xp_put_le64(h + XP_DBH_FILESIZE, pos);
 }
 
+static void make_layout(const xp_fb *fb, layout *L)
+{
+	xp_db_shape s = {fb->type, fb->minor, fb->n_proc_names, {0}};
+	L->data[XP_DBE_STROFFS] = fb->stroff;
+	s.count[XP_DBE_STROFFS] = fb->nstr;
+	L->data[XP_DBE_STRINGS] = (const unsigned char *)fb->strtab;
+	s.count[XP_DBE_STRINGS] = fb->strtab_len;
+	for (unsigned t = 0; t < XP_T_COUNT_; t++) {
+		L->data[XP_DBE_TABLE0 + t] = fb->tab[t];
+		s.count[XP_DBE_TABLE0 + t] = fb->n[t];
+	}
+	layout_shape(&s, L);
+}
+
 static const unsigned char zeros[8];
 
-/* Streams header, directory, padding and tables. */
-static void emit(xp_wbuf *w, layout *L)
+/*
+ * Streams header, directory, padding and tables: each entry's bytes from
+ * put, or from L's data when put is NULL.  XP_E_INVAL when put wrote
+ * another number of bytes than the entry holds.
+ */
+static xp_err emit(xp_wbuf *w, const layout *L, xp_db_put_fn put, void *ctx)
 {
 	uint64_t pos = XP_DB_DIR_END;
 	xp_wbuf_write(w, L->head, sizeof L->head);
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
 		xp_wbuf_write(w, zeros, (size_t)(L->offset[e] - pos));
 		size_t n = (size_t)(L->count[e] * entries[e].size);
-		if (n)
+		uint64_t before = w->total;
+		if (put)
+			put(ctx, e, w);
+		else if (n)
 			xp_wbuf_write(w, L->data[e], n);
+		if (w->err == XP_E_OK && w->total - before != n)
+			return XP_E_INVAL;
 		pos = L->offset[e] + n;
 	}
+	return XP_E_OK;
 }
 
 /* The checksum of the whole file, computed without writing it. */
@@ -130,40 +147,39 @@ static uint32_t layout_crc(const layout *L)
 	return crc;
 }
 
-xp_err xp_db_write_fd(const xp_fb *fb, int fd)
+/* Where fd, a regular file that can be rewritten in place, stands; -1
+ * for a pipe, a terminal or a file opened to append. */
+static off_t rewritable_at(int fd)
 {
-	layout *L = malloc(sizeof *L);
-	if (!L)
-		return XP_E_NOMEM;
-	make_layout(fb, L);
-
-	/*
-	 * For a regular file the checksum is computed while the bytes go
-	 * out and then written into the header in place, one pass over the
-	 * tables.  A pipe or terminal cannot be rewritten, and pwrite() to a
-	 * file opened with O_APPEND would append, so there the checksum is
-	 * computed first, in a pass that reads the tables without writing.
-	 */
 	struct stat st;
 	int flags = fcntl(fd, F_GETFL);
-	off_t start = -1;
 	if (flags != -1 && !(flags & O_APPEND) && fstat(fd, &st) == 0 &&
 	    S_ISREG(st.st_mode))
-		start = lseek(fd, 0, SEEK_CUR);
-	if (start < 0)
-		xp_put_le32(L->head + XP_DBH_CRC, layout_crc(L));
+		return lseek(fd, 0, SEEK_CUR);
+	return -1;
+}
 
+/*
+ * Writes the database L describes into fd.  With start >= 0 (fd is
+ * rewritable there) the checksum is computed while the bytes go out and
+ * then written into the header in place; otherwise the header holds it
+ * already.
+ */
+static xp_err write_layout(int fd, off_t start, const layout *L,
+                           xp_db_put_fn put, void *ctx)
+{
 	xp_wbuf w;
 	xp_err err = xp_wbuf_init_fd(&w, fd);
-	if (err) {
-		free(L);
+	if (err)
 		return err;
-	}
 	if (start >= 0) {
 		w.crc_on = 1;
 		w.crc = 0;
 	}
-	emit(&w, L);
+	if ((err = emit(&w, L, put, ctx))) {
+		xp_wbuf_discard(&w);
+		return err;
+	}
 	/* The writer's state stays readable after close: the checksum
 	 * covers every byte flushed, and the errno of a failure is kept. */
 	err = xp_wbuf_close(&w, NULL, NULL);
@@ -184,6 +200,37 @@ xp_err xp_db_write_fd(const xp_fb *fb, int fd)
 	} else if (err == XP_E_IO && saved) {
 		errno = saved;
 	}
+	return err;
+}
+
+xp_err xp_db_write_fd(const xp_fb *fb, int fd)
+{
+	layout *L = malloc(sizeof *L);
+	if (!L)
+		return XP_E_NOMEM;
+	make_layout(fb, L);
+	/* A pipe or terminal cannot be rewritten, and pwrite() to a file
+	 * opened with O_APPEND would append, so there the checksum is
+	 * computed first, in a pass that reads the tables without writing. */
+	off_t start = rewritable_at(fd);
+	if (start < 0)
+		xp_put_le32(L->head + XP_DBH_CRC, layout_crc(L));
+	xp_err err = write_layout(fd, start, L, NULL, NULL);
+	free(L);
+	return err;
+}
+
+xp_err xp_db_write_fd_with(const xp_db_shape *s, xp_db_put_fn put, void *ctx,
+                           int fd)
+{
+	off_t start = rewritable_at(fd);
+	if (start < 0)
+		return XP_E_INVAL;
+	layout *L = malloc(sizeof *L);
+	if (!L)
+		return XP_E_NOMEM;
+	layout_shape(s, L);
+	xp_err err = write_layout(fd, start, L, put, ctx);
 	free(L);
 	return err;
 }

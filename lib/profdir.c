@@ -401,24 +401,18 @@ void xp_profdir_unlock(xp_lock *l)
 	free(l);
 }
 
-xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
+xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
+                             const char *objfile, xp_profdir_write_fn write,
+                             void *ctx, xp_diags *d)
 {
-	xp_datatype t = fb->type;
-	const char *objfile = NULL;
-	if (t == XP_DT_OBJFD) {
-		if (fb->n[XP_T_OBJFILES] != 1)
-			return xp_diag_file(d, XP_E_INVAL, l->dir,
-			                    "objfd data must hold exactly one object "
-			                    "file, this holds %u",
-			                    fb->n[XP_T_OBJFILES]);
-		xp_objfile o;
-		xp_fb_objfile(fb, 0, &o);
-		objfile = xp_fb_str(fb, o.path);
-	}
-	char *path = xp_profdir_file(l->dir, t, objfile);
+	if (t == XP_DT_OBJFD && nobj != 1)
+		return xp_diag_file(d, XP_E_INVAL, l->dir,
+		                    "objfd data must hold exactly one object file, "
+		                    "this holds %u",
+		                    nobj);
+	char *path = xp_profdir_file(l->dir, t, t == XP_DT_OBJFD ? objfile : NULL);
 	if (!path)
 		return XP_E_NOMEM;
-
 	xp_err err = XP_E_OK;
 	int dirfd;
 	if (t == XP_DT_OBJFD) {
@@ -465,7 +459,7 @@ xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
 	const char *base = strrchr(path, '/') + 1;
 	if ((err = afile_open_at(dirfd, base, path, &f, d)))
 		goto out;
-	if ((err = xp_db_write_fd(fb, f->fd))) {
+	if ((err = write(ctx, f->fd))) {
 		if (err == XP_E_IO)
 			xp_diag_file(d, XP_E_IO, path, "cannot write: %s",
 			             strerror(errno));
@@ -476,6 +470,23 @@ xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
 out:
 	free(path);
 	return err;
+}
+
+static xp_err write_db(void *ctx, int fd)
+{
+	return xp_db_write_fd(ctx, fd);
+}
+
+xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
+{
+	const char *objfile = NULL;
+	if (fb->n[XP_T_OBJFILES] == 1) {
+		xp_objfile o;
+		xp_fb_objfile(fb, 0, &o);
+		objfile = xp_fb_str(fb, o.path);
+	}
+	return xp_profdir_write_with(l, fb->type, fb->n[XP_T_OBJFILES], objfile,
+	                             write_db, (void *)fb, d);
 }
 
 xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d)

@@ -541,6 +541,14 @@ xp_datatype xp_merger_datatype(const xp_merger *m);
 const char *xp_merger_objfile(const xp_merger *m);
 /* Produces the merged profile in canonical order (xprof_merge(1)). */
 xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
+/*
+ * As xp_merger_finish() followed by xp_profdir_write() of the result into
+ * dir, or by xp_profdir_write_locked() under l, but the merger writes the
+ * database's records as it produces them, without the profile in memory.
+ * The files written are the same.
+ */
+xp_err xp_merger_write(xp_merger *m, const char *dir, xp_diags *d);
+xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d);
 
 /* ------------------------------------------------------------------ */
 /* Format recognition                                                  */

@@ -609,6 +609,15 @@ int main(int argc, char **argv)
 			goto done;
 	}
 	clear_progress(&r);
+	/* A database is written as the merger produces it. */
+	if (!text) {
+		err = accumulate ? xp_merger_write_locked(r.m, lock, d)
+		                 : xp_merger_write(r.m, out, d);
+		print_diags(&r, d, err, out);
+		if (err == XP_E_OK)
+			status = 0;
+		goto done;
+	}
 	err = xp_merger_finish(r.m, &res, d);
 	print_diags(&r, d, err, out);
 	if (err)
@@ -617,12 +626,7 @@ int main(int argc, char **argv)
 	d = xp_diags_new(MAX_DIAGS);
 	if (!d)
 		goto done;
-	if (accumulate)
-		err = xp_profdir_write_locked(lock, res, d);
-	else if (text)
-		err = write_text(res, out, d);
-	else
-		err = xp_profdir_write(out, res, d);
+	err = write_text(res, out, d);
 	if (err) {
 		print_diags(&r, d, err, out);
 		goto done;

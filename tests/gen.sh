@@ -10,15 +10,18 @@
 #
 # byte for byte.  One more case checks that the generator is deterministic
 # (same seed, same text; another seed, another text), which the benchmark's
-# cache relies on.
+# cache relies on.  Another merges three training runs (gen -r) of several
+# MiB: the database xprof_merge writes as it goes, through several of its
+# writer's buffers, must be the one xprof_atob makes of its --text output.
 #
-# Environment: ATOB, BTOA, XP_BUILD, TMPDIR (see tests/run.sh).
+# Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
 set -u
 
 : "${ATOB:?ATOB must name xprof_atob}"
 : "${BTOA:?BTOA must name xprof_btoa}"
+: "${MERGE:?MERGE must name xprof_merge}"
 : "${XP_BUILD:?XP_BUILD must name the build directory}"
 : "${TMPDIR:=/tmp}"
 
@@ -97,6 +100,39 @@ roundtrip "gen tcovsd seed 5 interleaved" tcovsd -s 5 -n 1500 -t tcovsd -i
 roundtrip "gen objfd seed 6" objfd -s 6 -n 1500 -t objfd
 roundtrip "gen version 4.3 seed 7" feedback -s 7 -n 1500 -3
 roundtrip "gen feedback seed 8 tiny" feedback -s 8 -n 1
+
+# Merged runs: written record by record, as the text gives them.
+runs() {
+	d=$work/runs
+	mkdir -p "$d" || exit 2
+	for r in 0 1 2; do
+		"$GEN" -s 9 -m 13 -r $r > "$d/run$r.text" || {
+			fail "gen merged runs: generator failed"
+			return
+		}
+	done
+	"$ATOB" "$d/run1.text" "$d/db1" > "$d/err" 2>&1 || {
+		fail "gen merged runs: xprof_atob failed"
+		return
+	}
+	if ! "$MERGE" -o "$d/m" "$d/run0.text" "$d/db1" "$d/run2.text" \
+	        > "$d/err" 2>&1 ||
+	   ! "$MERGE" --text -o "$d/m.text" "$d/run0.text" "$d/db1" \
+	        "$d/run2.text" > "$d/err" 2>&1 ||
+	   ! "$ATOB" "$d/m.text" "$d/m2" > "$d/err" 2>&1; then
+		fail "gen merged runs: $(head -n 3 "$d/err" | tr '\n' ' ')"
+		return
+	fi
+	if [ "$(wc -c < "$d/m/feedback")" -lt 8388608 ]; then
+		fail "gen merged runs: the database is smaller than 8 MiB"
+	elif ! same_tree "$d/m" "$d/m2"; then
+		fail "gen merged runs: the merged database is not atob of its text"
+	else
+		pass "gen merged runs"
+		rm -rf "$d"
+	fi
+}
+runs
 
 # Determinism.
 if "$GEN" -s 11 -n 2000 > "$work/a.text" &&

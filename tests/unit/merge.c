@@ -9,9 +9,11 @@
  * orders (the merger's fast path by position against its lookups) give
  * the same result.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "unit.h"
@@ -607,6 +609,89 @@ static void test_layouts(void)
 	}
 }
 
+/* The bytes of file path; NULL when it cannot be read. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long n = ftell(f);
+		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		rewind(f);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n)
+			*len = (size_t)n;
+		else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * xp_merger_write() writes the database as it produces the records; the
+ * file must be the one xp_merger_finish() and writing its result give,
+ * byte for byte, whatever the options.
+ */
+static void test_write(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256], out[300], file[320];
+	snprintf(dir, sizeof dir, "%s/merge_write.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		printf("FAIL mkdtemp: %s\n", strerror(errno));
+		unit_failed_checks++;
+		return;
+	}
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(file, sizeof file, "%s/feedback", out);
+	for (int round = 0; round < ROUNDS; round++) {
+		xp_fb *p[4];
+		int n = 1 + (int)(rnd() % 4);
+		for (int i = 0; i < n; i++)
+			p[i] = random_profile(round % 5 == 0 ? 0 : 1000);
+		xp_merge_opts o = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
+		o.mode = (xp_merge_mode)(rnd() % 3);
+		o.sparse = rnd() % 3 == 0;
+		if (rnd() % 3 == 0)
+			o.scale = 0.37;
+		xp_merger *a = xp_merger_new(&o), *b = xp_merger_new(&o);
+		xp_diags *da = xp_diags_new(1000), *db = xp_diags_new(1000);
+		for (int i = 0; i < n; i++) {
+			double w = rnd() % 2 ? 1 : 2.5;
+			CHECK(xp_merger_add(a, p[i], w, "in", da) == XP_E_OK);
+			CHECK(xp_merger_add(b, p[i], w, "in", db) == XP_E_OK);
+		}
+		xp_fb *res = NULL;
+		unsigned char *want = NULL, *got = NULL;
+		size_t wlen = 0, glen = 0;
+		CHECK(xp_merger_finish(a, &res, da) == XP_E_OK);
+		CHECK(res && xp_db_write_mem(res, &want, &wlen) == XP_E_OK);
+		CHECK(xp_merger_write(b, out, db) == XP_E_OK);
+		got = slurp(file, &glen);
+		CHECK(want && got && wlen == glen && memcmp(want, got, wlen) == 0);
+		CHECK_EQ(xp_diags_count(da), xp_diags_count(db));
+		/* Once finished, the merger refuses to write again. */
+		CHECK(xp_merger_write(b, out, db) == XP_E_INVAL);
+		free(want);
+		free(got);
+		xp_fb_free(res);
+		xp_merger_free(a);
+		xp_merger_free(b);
+		xp_diags_free(da);
+		xp_diags_free(db);
+		for (int i = 0; i < n; i++)
+			xp_fb_free(p[i]);
+	}
+	unlink(file);
+	rmdir(out);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_order_and_assoc);
@@ -615,5 +700,6 @@ int main(void)
 	RUN(test_saturation);
 	RUN(test_mismatch_error);
 	RUN(test_layouts);
+	RUN(test_write);
 	return unit_done();
 }
