@@ -23,7 +23,8 @@
  * arrays, not in one allocation each.
  *
  * Databases of one layout, inputs of one binary's runs, are added by
- * their counts alone after the first (xp_merger_add_path, below).
+ * their counts alone after the first (xp_merger_add_path, below).  The
+ * result is written table by table from the accumulator (at the end).
  *
  * Which version of a procedure survives a mismatch is decided by a total
  * order on versions (newest compilation first), so that the result does
@@ -2092,13 +2093,14 @@ static uint64_t count_saturated(const xp_merger *m)
 
 /*
  * Writing the result.  The merger knows every record of the result, so it
- * writes them in canonical order straight into tables of the exact size,
- * as xprof_db(5) lays them out, instead of going through a builder: one
- * pass plans (the order of everything, the counts of every table, the
- * strings in use), a second fills the tables.  The strings are ranked in
- * byte order first, so that every comparison of the canonical order is
- * one of two integers, and the result's string ids are the ranks of the
- * strings in use.
+ * writes them itself, in canonical order and encoded as xprof_db(5) lays
+ * them out, instead of going through a builder.  One pass plans the order
+ * of everything, the number of records of every table and the strings in
+ * use; then each table is written in turn, into memory of its exact size
+ * (xp_merger_finish) or straight into the database writer's buffers
+ * (xp_merger_write).  The strings are ranked in byte order first, so that
+ * every comparison of the canonical order is one of two integers, and the
+ * result's string ids are the ranks of the strings in use.
  */
 
 /* The result being written. */
