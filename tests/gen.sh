@@ -12,7 +12,8 @@
 # (same seed, same text; another seed, another text), which the benchmark's
 # cache relies on.  Another merges three training runs (gen -r) of several
 # MiB: the database xprof_merge writes as it goes, through several of its
-# writer's buffers, must be the one xprof_atob makes of its --text output.
+# writer's buffers, must be the one xprof_atob makes of its --text output,
+# and a write that fails half way must leave nothing behind.
 #
 # Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -129,8 +130,25 @@ runs() {
 		fail "gen merged runs: the merged database is not atob of its text"
 	else
 		pass "gen merged runs"
-		rm -rf "$d"
 	fi
+	# Writing fails half way (a file size limit below the database's
+	# size): exit status 2, the reason, and no file left behind.
+	(
+		ulimit -f 8192
+		trap '' XFSZ
+		"$MERGE" -q -o "$d/f" "$d/run0.text" "$d/db1" "$d/run2.text"
+	) > "$d/err" 2>&1
+	st=$?
+	if [ "$st" -ne 2 ]; then
+		fail "gen merged runs, file too large: status $st"
+	elif ! grep -q "f/feedback: cannot write: File too large" "$d/err"; then
+		fail "gen merged runs, file too large: $(head -n 3 "$d/err" | tr '\n' ' ')"
+	elif [ -n "$(ls -A "$d/f")" ]; then
+		fail "gen merged runs, file too large: left $(ls -A "$d/f")"
+	else
+		pass "gen merged runs, file too large"
+	fi
+	rm -rf "$d"
 }
 runs
 
