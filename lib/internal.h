@@ -116,6 +116,24 @@ static inline size_t xp_strpool_len(const xp_strpool *sp, uint32_t id)
 	return sp->off[id + 1] - sp->off[id] - 1;
 }
 
+/* Byte-wise comparison of (a, alen) with (b, blen): the order of a
+ * database's strings (strcmp order for strings without NULs). */
+static inline int xp_bytecmp(const void *a, size_t alen, const void *b,
+                             size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	if (c)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* Strings a and b of sp compared in that order. */
+static inline int xp_strpool_cmp(const xp_strpool *sp, uint32_t a, uint32_t b)
+{
+	return xp_bytecmp(xp_strpool_str(sp, a), xp_strpool_len(sp, a),
+	                  xp_strpool_str(sp, b), xp_strpool_len(sp, b));
+}
+
 /* ------------------------------------------------------------------ */
 /* Record layouts                                                      */
 /* ------------------------------------------------------------------ */

@@ -2135,11 +2135,7 @@ static void result_free(result *R)
 /* Byte order, the order of a database's strings. */
 static int cmp_bytes(const sortctx *c, uint32_t a, uint32_t b)
 {
-	const xp_strpool *sp = &c->m->str;
-	size_t la = xp_strpool_len(sp, a), lb = xp_strpool_len(sp, b);
-	int r = memcmp(xp_strpool_str(sp, a), xp_strpool_str(sp, b),
-	               la < lb ? la : lb);
-	return r ? r : (la > lb) - (la < lb);
+	return xp_strpool_cmp(&c->m->str, a, b);
 }
 
 /*

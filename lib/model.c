@@ -177,21 +177,12 @@ size_t xp_fb_strlen(const xp_fb *fb, xp_str s)
 	return str_end(fb, s) - str_off(fb, s) - 1;
 }
 
-/* Byte-wise comparison of (a, alen) with (b, blen); strcmp order. */
-static int bytecmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-	if (c)
-		return c;
-	return alen < blen ? -1 : alen > blen;
-}
-
 xp_str xp_fb_find_str(const xp_fb *fb, const char *s, size_t len)
 {
 	uint32_t lo = 0, hi = fb->nstr;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = bytecmp(xp_fb_str(fb, mid), xp_fb_strlen(fb, mid), s, len);
+		int c = xp_bytecmp(xp_fb_str(fb, mid), xp_fb_strlen(fb, mid), s, len);
 		if (c == 0)
 			return mid;
 		if (c < 0)
@@ -874,9 +865,7 @@ xp_err xp_fbb_add_blockref(xp_fbb *b, const xp_blockref *r)
 
 static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
 {
-	const xp_strpool *sp = ctx;
-	return bytecmp(xp_strpool_str(sp, a), xp_strpool_len(sp, a),
-	               xp_strpool_str(sp, b), xp_strpool_len(sp, b));
+	return xp_strpool_cmp(ctx, a, b);
 }
 
 /*
