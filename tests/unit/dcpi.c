@@ -13,26 +13,6 @@
 #include "xprof.h"
 #include "xprof_dcpi.h"
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *b = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1)) != NULL &&
-	    fread(b, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n;
-	} else {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
-
 static xp_prof *open_mem(const unsigned char *b, size_t n)
 {
 	xp_diags *d = xp_diags_new(0);
@@ -46,7 +26,8 @@ static xp_prof *open_mem(const unsigned char *b, size_t n)
 static void test_accessors(void)
 {
 	size_t n, len, nc;
-	unsigned char *b = slurp("tests/fuzz/corpus/dcpi/small.prof", &n);
+	unsigned char *b =
+	    (unsigned char *)unit_slurp("tests/fuzz/corpus/dcpi/small.prof", &n);
 	xp_prof *p;
 	const xp_dcpi *m;
 	const char *v;
@@ -122,7 +103,7 @@ static void mutate(const char *path, int text)
 	static const unsigned char vals[] = { 0, 0xff, ' ', '\t', '\n', '0',
 	                                      'x', 'f', '9', 's' };
 	size_t n, bad = 0, accepted = 0;
-	unsigned char *b = slurp(path, &n);
+	unsigned char *b = (unsigned char *)unit_slurp(path, &n);
 
 	CHECK(b != NULL);
 	if (b == NULL)
@@ -166,7 +147,8 @@ static void test_mutations_text(void)
 static void test_merge_refusal_keeps_acc(void)
 {
 	size_t n;
-	unsigned char *b = slurp("tests/fuzz/corpus/dcpi/small.prof", &n);
+	unsigned char *b =
+	    (unsigned char *)unit_slurp("tests/fuzz/corpus/dcpi/small.prof", &n);
 	xp_prof *a, *c, *acc = NULL;
 	xp_diags *d = xp_diags_new(0);
 	unsigned char *before = NULL, *after = NULL;

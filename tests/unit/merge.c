@@ -609,29 +609,6 @@ static void test_layouts(void)
 	}
 }
 
-/* The bytes of file path; NULL when it cannot be read. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0) {
-		long n = ftell(f);
-		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-		rewind(f);
-		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n)
-			*len = (size_t)n;
-		else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /*
  * xp_merger_write() writes the database as it produces the records; the
  * file must be the one xp_merger_finish() and writing its result give,
@@ -672,7 +649,7 @@ static void test_write(void)
 		CHECK(xp_merger_finish(a, &res, da) == XP_E_OK);
 		CHECK(res && xp_db_write_mem(res, &want, &wlen) == XP_E_OK);
 		CHECK(xp_merger_write(b, out, db) == XP_E_OK);
-		got = slurp(file, &glen);
+		got = (unsigned char *)unit_slurp(file, &glen);
 		CHECK(want && got && wlen == glen && memcmp(want, got, wlen) == 0);
 		CHECK_EQ(xp_diags_count(da), xp_diags_count(db));
 		/* Once finished, the merger refuses to write again. */

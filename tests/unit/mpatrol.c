@@ -23,24 +23,6 @@
 static char realdir[4096];
 static FILE *devnull;
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	*len = 0;
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
-		*len = fread(buf, 1, (size_t)n, f);
-		buf[*len] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
 static xp_prof *open_real(const char *file)
 {
 	char path[4200];
@@ -78,7 +60,7 @@ static void check_counts(const char *file, const char *expected)
 	CHECK_EQ(mp_report(f, xp_prof_model(p), &o, NULL, 0), 0);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/%s", realdir, expected);
-	want = slurp(path, &wlen);
+	want = unit_slurp(path, &wlen);
 	CHECK(want != NULL);
 	if (want != NULL)
 		CHECK_MEM(got, glen, want, wlen);
@@ -244,7 +226,7 @@ static void robustness(void)
 		uint32_t seed = 12345;
 
 		snprintf(path, sizeof path, "%s/%s", realdir, files[fi]);
-		buf = (unsigned char *)slurp(path, &len);
+		buf = (unsigned char *)unit_slurp(path, &len);
 		CHECK(buf != NULL);
 		if (buf == NULL)
 			continue;

@@ -25,30 +25,6 @@
 
 static const char *srcdir = ".";
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *p = malloc(cap);
-	size_t r;
-	while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap) {
-			char *q = realloc(p, cap *= 2);
-			if (!q) {
-				free(p);
-				p = NULL;
-			}
-			p = q;
-		}
-	}
-	fclose(f);
-	*len = n;
-	return p;
-}
-
 /* Parses text from memory; returns its database bytes or NULL. */
 static unsigned char *db_of(const char *text, size_t len, int slow,
                             size_t *dblen, xp_err *err)
@@ -147,7 +123,7 @@ static void each_txt(const char *dir,
 static void one_canonical(const char *path, const char *name)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = unit_slurp(path, &len);
 	CHECK(text != NULL);
 	if (!text)
 		return;
@@ -172,11 +148,11 @@ static void one_canonical(const char *path, const char *name)
 static void one_noncanonical(const char *path, const char *name)
 {
 	size_t len, clen;
-	char *text = read_file(path, &len);
+	char *text = unit_slurp(path, &len);
 	char cpath[8192];
 	snprintf(cpath, sizeof cpath, "%.*s.canon", (int)(strlen(path) - 4),
 	         path);
-	char *canon = read_file(cpath, &clen);
+	char *canon = unit_slurp(cpath, &clen);
 	CHECK(text != NULL && canon != NULL);
 	if (text && canon) {
 		if (paths_agree(name, text, len))

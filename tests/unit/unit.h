@@ -1,5 +1,6 @@
 /*
- * unit.h - the few macros the unit tests are written with.
+ * unit.h - the few macros the unit tests are written with, and a reader
+ * of whole files (unit_slurp).
  *
  * A unit test program is a main() that runs its test functions with
  * RUN(fn) and ends with `return unit_done();`.  Output follows the
@@ -20,6 +21,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned unit_failed_checks;
@@ -108,6 +110,39 @@ static inline void unit_run(const char *name, void (*fn)(void))
 }
 
 #define RUN(fn) unit_run(#fn, fn)
+
+/*
+ * The whole of file path, NUL-terminated, with its length (without the
+ * NUL) in *len; NULL when it cannot be read.  The caller frees it.
+ */
+static inline char *unit_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0, r;
+	char *buf = f ? malloc(cap) : NULL;
+
+	*len = 0;
+	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			char *more = realloc(buf, cap *= 2);
+			if (!more)
+				free(buf);
+			buf = more;
+		}
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
 
 /* The exit status of the test program. */
 static inline int unit_done(void)
