@@ -2403,6 +2403,8 @@ typedef struct {
 	unsigned char scratch[256];
 } out;
 
+/* Room for a record of size bytes and more: the writer's next space.  A
+ * table in memory has its exact size and never needs more. */
 static void out_more(out *o, size_t size)
 {
 	xp_wbuf *w = o->w;
