@@ -1822,6 +1822,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 typedef struct {
 	const xp_merger *m;
 	xp_vptype type;
+	const uint32_t *at;   /* cmp_pos_name: procedures by position */
 } sortctx;
 
 static void msort_u32(uint32_t *a, uint32_t *tmp, size_t n,
@@ -1862,9 +1863,35 @@ static int cmp_of(const sortctx *c, uint32_t a, uint32_t b)
 	return strcmp_id(c->m, c->m->of[a].path, c->m->of[b].path);
 }
 
+/*
+ * A tuple written without its source file takes that of the tuple
+ * before it in the object file, so a file that is not known stays so only
+ * before every known one.  A version's unknown files come first among its
+ * tuples (an input's, before its object file names one): its procedure
+ * goes before the others when all its tuples have one (0), then when its
+ * first has (1), the rest after (2).
+ */
+static int unknown_first(const aproc *p)
+{
+	if (p->ntup == 0 || p->tup[0].srcfile != NONE)
+		return 2;
+	return p->tup[p->ntup - 1].srcfile == NONE ? 0 : 1;
+}
+
+/* Procedures in an object file: unknown source files first, then name. */
 static int cmp_pr(const sortctx *c, uint32_t a, uint32_t b)
 {
-	return strcmp_id(c->m, c->m->pr[a].name, c->m->pr[b].name);
+	const aproc *x = &c->m->pr[a], *y = &c->m->pr[b];
+	int ux = unknown_first(x), uy = unknown_first(y);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	return strcmp_id(c->m, x->name, y->name);
+}
+
+static int cmp_pos_name(const sortctx *c, uint32_t a, uint32_t b)
+{
+	const aproc *x = &c->m->pr[c->at[a]], *y = &c->m->pr[c->at[b]];
+	return strcmp_id(c->m, x->name, y->name);
 }
 
 static int cmp_pr_id(const sortctx *c, uint32_t a, uint32_t b)
@@ -2110,6 +2137,7 @@ typedef struct {
 	uint32_t *ofnp;       /* per object file in order: its procedures */
 	uint32_t *procs;      /* the procedures kept, in order */
 	uint32_t nprocs;
+	uint32_t *pidx;       /* IDX_PROCS when not 0..n-1, else NULL */
 	uint32_t *pgs, *sfs;  /* programs and source files in order */
 	unsigned char *used;  /* per pool string: used by the result */
 	uint32_t *sid;        /* pool id -> the result's string id */
@@ -2124,6 +2152,7 @@ static void result_free(result *R)
 	free(R->ofs);
 	free(R->ofnp);
 	free(R->procs);
+	free(R->pidx);
 	free(R->pgs);
 	free(R->sfs);
 	free(R->used);
@@ -2155,7 +2184,7 @@ static xp_err rank_strings(xp_merger *m, uint32_t **order)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		ord[i] = i;
-	sortctx c = {m, 0};
+	sortctx c = {m, 0, NULL};
 	xp_err err = sort_u32(ord, n, cmp_bytes, &c);
 	if (err) {
 		free(ord);
@@ -2185,16 +2214,16 @@ static void use(result *R, uint32_t id)
 static xp_err plan_procs(result *R, aobj *o, uint32_t *np_out)
 {
 	xp_merger *m = R->m;
-	sortctx c = {m, 0};
+	sortctx c = {m, 0, NULL};
 	uint32_t *procs = R->procs + R->nprocs;
 	uint32_t np = 0;
 	for (uint32_t pi = o->first; pi != NONE; pi = m->pr[pi].next)
 		if (!m->pr[pi].dropped)
 			procs[np++] = pi;
 	/* Proc ids: kept when they still number 1..n without repeats.
-	 * Otherwise they are renumbered in name order (a function of the
-	 * merged set alone, so that merging stays associative), except that
-	 * --sparse renumbers densely keeping the order of the ids. */
+	 * Otherwise they are renumbered in canonical order (a function of
+	 * the merged set alone, so that merging stays associative), except
+	 * that --sparse renumbers densely keeping the order of the ids. */
 	xp_err err = sort_u32(procs, np, cmp_pr_id, &c);
 	if (err)
 		return err;
@@ -2213,6 +2242,28 @@ static xp_err plan_procs(result *R, aobj *o, uint32_t *np_out)
 	R->nprocs += np;
 	*np_out = np;
 	return XP_E_OK;
+}
+
+/*
+ * IDX_PROCS lists the procedures by object file, then name: in an object
+ * file whose first procedure has unknown source files (cmp_pr), their
+ * positions from first on are sorted by name.
+ */
+static xp_err index_procs(result *R, uint32_t first)
+{
+	const xp_merger *m = R->m;
+	uint32_t n = R->nprocs - first;
+	if (n == 0 || unknown_first(&m->pr[R->procs[first]]) == 2)
+		return XP_E_OK;
+	if (!R->pidx) {
+		R->pidx = malloc(((size_t)m->npr + 1) * sizeof *R->pidx);
+		if (!R->pidx)
+			return XP_E_NOMEM;
+		for (uint32_t i = 0; i < m->npr; i++)
+			R->pidx[i] = i;
+	}
+	sortctx c = {m, 0, R->procs};
+	return sort_u32(R->pidx + first, n, cmp_pos_name, &c);
 }
 
 /* A procedure's part of the plan: its records counted, its value
@@ -2250,7 +2301,7 @@ static xp_err order_of(xp_merger *m, uint32_t n,
                        int (*cmp)(const sortctx *, uint32_t, uint32_t),
                        uint32_t **out)
 {
-	sortctx c = {m, 0};
+	sortctx c = {m, 0, NULL};
 	uint32_t *a = malloc(((size_t)n + 1) * sizeof *a);
 	if (!a)
 		return XP_E_NOMEM;
@@ -2269,7 +2320,7 @@ static xp_err order_of(xp_merger *m, uint32_t n,
 static xp_err plan(result *R)
 {
 	xp_merger *m = R->m;
-	sortctx c = {m, 0};
+	sortctx c = {m, 0, NULL};
 	uint64_t *n = R->n;
 	xp_err err;
 
@@ -2288,7 +2339,8 @@ static xp_err plan(result *R)
 	for (uint32_t i = 0; i < m->nof; i++) {
 		aobj *o = &m->of[R->ofs[i]];
 		uint32_t first = R->nprocs;
-		if ((err = plan_procs(R, o, &R->ofnp[i])))
+		if ((err = plan_procs(R, o, &R->ofnp[i])) ||
+		    (err = index_procs(R, first)))
 			return err;
 		use(R, o->path);
 		n[XP_T_STATS] += nstats(o->stats);
@@ -2734,7 +2786,8 @@ static void put_srcfile_table(out *o, const result *R, xp_table t)
  * procedures, their object file's path first), which is the canonical
  * order itself: object files, programs and source files come by path,
  * procedures by object file and then name, and the result's strings are
- * numbered in byte order.
+ * numbered in byte order.  Only procedures put first for their unknown
+ * source files (cmp_pr) need an index of their own (R->pidx).
  */
 static void put_table(out *o, const result *R, xp_table t)
 {
@@ -2774,7 +2827,8 @@ static void put_table(out *o, const result *R, xp_table t)
 	case XP_T_IDX_PROGRAMS:
 	case XP_T_IDX_SRCFILES:
 		for (uint32_t i = 0; i < R->n[t]; i++)
-			xp_put_le32(orec(o, XP_RS_INDEX), i);
+			xp_put_le32(orec(o, XP_RS_INDEX),
+			            t == XP_T_IDX_PROCS && R->pidx ? R->pidx[i] : i);
 		break;
 	case XP_T_COUNT_:
 		break;

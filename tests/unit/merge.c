@@ -45,7 +45,9 @@ static xp_str S(xp_fbb *b, const char *s)
  * (maxval bounds them), value profiles with values from a small set so
  * that no record has more distinct values than it keeps, a program and
  * a source file with block refs.  Object files are left out at random,
- * and some procs have no counters (loaded but not run).
+ * and some procs have no counters (loaded but not run).  The first proc
+ * of o1 (p2) and of o2 (p3) have tuples whose source file is unknown: p2
+ * has one, p3 one before one in s.c.
  */
 static xp_fb *random_profile(uint64_t maxval)
 {
@@ -63,13 +65,17 @@ static xp_fb *random_profile(uint64_t maxval)
 		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
 		CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 0) == XP_E_OK);
 		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
-		for (int p = 0; p < NPROC; p++) {
+		for (int kp = 0; kp < NPROC; kp++) {
+			/* o1 lists p2 first, o2 p3. */
+			int lead = o == 1 ? 2 : o == 2 ? 3 : 0;
+			int p = kp == 0 ? lead : kp <= lead ? kp - 1 : kp;
+			int nofile = o > 0 && kp == 0;
 			/* Some procs were loaded but not run: no counters. */
 			int run = rnd() % 4 != 0;
 			snprintf(name, sizeof name, "p%d", p);
 			xp_proc pr = {.name = S(b, name), .signature = 7 + p,
 			              .proc_id = p + 1, .n_vp_sites = 1,
-			              .n_srcmap_ops = 1};
+			              .n_srcmap_ops = o == 2 && nofile ? 2 : 1};
 			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
 			for (int c = 0; run && c < NCNT; c++)
 				CHECK(xp_fbb_add_counter(b, c + 1,
@@ -90,8 +96,13 @@ static xp_fb *random_profile(uint64_t maxval)
 			}
 			CHECK(xp_fbb_add_block(b, 1, run ? 1 : 0) == XP_E_OK);
 			xp_tuple t = {.id = 1, .block = 1, .line = 10 + p,
-			              .srcfile = S(b, "s.c")};
+			              .srcfile = nofile ? XP_NOSTR : S(b, "s.c")};
 			CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+			if (pr.n_srcmap_ops == 2) {
+				t = (xp_tuple){.id = 2, .block = 1, .line = 30,
+				               .srcfile = S(b, "s.c")};
+				CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+			}
 		}
 	}
 	CHECK(xp_fbb_begin_program(b, S(b, "prog")) == XP_E_OK);
