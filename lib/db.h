@@ -71,24 +71,26 @@ static inline uint64_t xp_db_align8(uint64_t v)
 xp_err xp_db_open_fd(int fd, const char *name, xp_fb **out, xp_diags *d);
 
 /*
- * As xp_db_open_fd(); like, when not NULL, is a database opened by the
- * reader.  A file that differs from it only in its checksum and counts
- * (inputs of one binary) is checked against it byte for byte instead of
- * record by record, which accepts exactly the same files, and *same is
- * set to 1; otherwise to 0.
+ * As xp_db_open_fd(); like[0..nlike-1] are databases opened by the
+ * reader.  A file that differs from one of them only in its checksum and
+ * counts (inputs of one binary) is checked against it byte for byte
+ * instead of record by record, which accepts exactly the same files, and
+ * *same is set to 1 + its index in like; otherwise to 0.
  */
-xp_err xp_db_open_fd_like(int fd, const char *name, const xp_fb *like,
-                          int *same, xp_fb **out, xp_diags *d);
+xp_err xp_db_open_fd_like(int fd, const char *name, const xp_fb *const *like,
+                          unsigned nlike, int *same, xp_fb **out,
+                          xp_diags *d);
 xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
-                           const xp_fb *like, int *same, xp_fb **out,
-                           xp_diags *d);
+                           const xp_fb *const *like, unsigned nlike,
+                           int *same, xp_fb **out, xp_diags *d);
 
-/* xp_profdir_open() and xp_open_any() with like and same as above. */
+/* xp_profdir_open() and xp_open_any() with like, nlike and same as above. */
 xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
-                            const char *objfile, const xp_fb *like, int *same,
-                            xp_fb **out, xp_diags *d);
-xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
-                        xp_fb **out, xp_diags *d);
+                            const char *objfile, const xp_fb *const *like,
+                            unsigned nlike, int *same, xp_fb **out,
+                            xp_diags *d);
+xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
+                        unsigned nlike, int *same, xp_fb **out, xp_diags *d);
 
 /*
  * A database written by its producer instead of from a profile in memory:

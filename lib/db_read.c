@@ -922,38 +922,134 @@ static unsigned char *vpval_types(const rd *r)
 	return ty;
 }
 
+/* What same_shape() learns of the VPVALS records as it goes. */
+typedef struct {
+	unsigned char *types;  /* per record: its type, once needed */
+	int proc_values;       /* a VP_PROC value differs from like's */
+} vvstate;
+
+/*
+ * Whether a VP_PROC record ra with a value other than like's passes the
+ * checks of check_vpval(), which its strings (like's) passed or failed
+ * alike: whether a name holds ':' is found in its bytes.
+ */
+static int proc_value_ok(const rd *r, const unsigned char *ra)
+{
+	uint32_t flags = xp_get_le32(ra + XP_VV_FLAGS);
+	uint64_t v = xp_get_le64(ra + XP_VV_VALUE);
+	if (flags & ~XP_VVF_HAS_VALUE)
+		return 0;
+	if (!(flags & XP_VVF_HAS_VALUE))
+		return v == 0;
+	uint32_t name = (uint32_t)v, objfile = (uint32_t)(v >> 32);
+	const xp_fb *fb = r->fb;
+	return name < fb->nstr && objfile < fb->nstr &&
+	       !memchr(xp_fb_str(fb, name), ':', xp_fb_strlen(fb, name));
+}
+
+enum { NAMED = 1, WANTED = 2 };
+
+/*
+ * Marks the strings that fb's VP_PROC values name (ty: the records'
+ * types): NAMED, or with want WANTED where not NAMED.
+ */
+static void mark_proc_values(const xp_fb *fb, const unsigned char *ty,
+                             unsigned char *marks, int want)
+{
+	for (uint32_t i = 0; i < fb->n[XP_T_VPVALS]; i++) {
+		const unsigned char *rec = xp_rec(fb, XP_T_VPVALS, i);
+		if (ty[i] != XP_VP_PROC ||
+		    !(xp_get_le32(rec + XP_VV_FLAGS) & XP_VVF_HAS_VALUE))
+			continue;
+		uint64_t v = xp_get_le64(rec + XP_VV_VALUE);
+		uint32_t s[2] = {(uint32_t)v, (uint32_t)(v >> 32)};
+		for (int k = 0; k < 2; k++) {
+			if (!want)
+				marks[s[k]] |= NAMED;
+			else if (!(marks[s[k]] & NAMED))
+				marks[s[k]] |= WANTED;
+		}
+	}
+}
+
+/*
+ * Whether every string is still used, as the full check demands, now
+ * that VP_PROC values differ from like's, whose strings are the file's:
+ * a string that like's values name and the file's do not must be named
+ * by some other field, which the file has as like has it.  No memory: 0,
+ * and the full check decides.
+ */
+static int proc_strings_used(const rd *r, const xp_fb *like,
+                             const unsigned char *ty)
+{
+	const xp_fb *fb = r->fb;
+	unsigned char *marks = calloc((size_t)fb->nstr + 1, 1);
+	if (!marks)
+		return 0;
+	mark_proc_values(fb, ty, marks, 0);
+	mark_proc_values(like, ty, marks, 1);
+	uint32_t wanted = 0;
+	for (uint32_t s = 0; s < fb->nstr; s++)
+		wanted += (marks[s] & WANTED) != 0;
+	for (unsigned t = 0; wanted && t < XP_T_COUNT_; t++) {
+		const xp_tabdesc *td = &xp_tabdescs[t];
+		for (uint32_t i = 0; wanted && i < fb->n[t]; i++) {
+			const unsigned char *rec = xp_rec(fb, (xp_table)t, i);
+			for (unsigned f = 0; f < td->nstr; f++) {
+				uint32_t s = xp_get_le32(rec + td->str[f]);
+				if (s < fb->nstr && (marks[s] & WANTED)) {
+					marks[s] &= (unsigned char)~WANTED;
+					wanted--;
+				}
+			}
+		}
+	}
+	free(marks);
+	return wanted == 0;
+}
+
 /*
  * Whether the n VPVALS records at a (the file being read, from record
- * first on) pass the checks like's records at b passed; *types holds the
- * records' types once they were needed.  A record with like's value and
- * flags does when its count is 0 or like's is not (a count without a
- * value, allowed only for VP_PROC).  One with another value is checked
- * as the full check would, but a VP_PROC value, which names strings,
- * differs in shape.
+ * first on) pass the checks like's records at b passed.  A record with
+ * like's value and flags does when its count is 0 or like's is not, or
+ * it is of VP_PROC (the only type whose count may lack a value).  One
+ * with another
+ * value is checked as the full check would; for a VP_PROC value, which
+ * names strings, whether every string is still used is left to the end
+ * (proc_strings_used()).
  */
 static int same_vpvals(const rd *r, const unsigned char *a,
                        const unsigned char *b, uint32_t n, uint32_t first,
-                       unsigned char **types)
+                       vvstate *vs)
 {
-	unsigned char *ty = *types;
+	unsigned char *ty = vs->types;
 	int same = 1;
 	for (uint32_t i = 0; same && i < n; i++) {
 		const unsigned char *ra = a + (size_t)i * XP_RS_VPVAL;
 		const unsigned char *rb = b + (size_t)i * XP_RS_VPVAL;
 		uint32_t flags = xp_get_le32(ra + XP_VV_FLAGS);
-		if (flags == xp_get_le32(rb + XP_VV_FLAGS) &&
-		    xp_get_le64(ra + XP_VV_VALUE) == xp_get_le64(rb + XP_VV_VALUE)) {
-			same = (flags & XP_VVF_HAS_VALUE) ||
-			       xp_get_le64(ra + XP_VV_COUNT) == 0 ||
-			       xp_get_le64(rb + XP_VV_COUNT) != 0;
+		int equal = flags == xp_get_le32(rb + XP_VV_FLAGS) &&
+		            xp_get_le64(ra + XP_VV_VALUE) ==
+		                xp_get_le64(rb + XP_VV_VALUE);
+		if (equal && ((flags & XP_VVF_HAS_VALUE) ||
+		              xp_get_le64(ra + XP_VV_COUNT) == 0 ||
+		              xp_get_le64(rb + XP_VV_COUNT) != 0))
+			continue;
+		if (!ty && !(ty = vs->types = vpval_types(r)))
+			return 0;
+		if (equal) {
+			/* A count without a value: VP_PROC only. */
+			same = ty[first + i] == XP_VP_PROC;
 			continue;
 		}
-		if (!ty && !(ty = *types = vpval_types(r)))
-			return 0;
+		if (ty[first + i] == XP_VP_PROC) {
+			vs->proc_values = 1;
+			same = proc_value_ok(r, ra);
+			continue;
+		}
 		rd quiet = *r;
 		quiet.d = NULL;
-		same = ty[first + i] != XP_VP_PROC &&
-		       check_vpval(&quiet, first + i, ty[first + i]) == XP_E_OK;
+		same = check_vpval(&quiet, first + i, ty[first + i]) == XP_E_OK;
 	}
 	return same;
 }
@@ -969,7 +1065,7 @@ static int same_vpvals(const rd *r, const unsigned char *a,
  * b: equal, or as same_shape() allows.
  */
 static int step(const rd *r, const unsigned char *b, uint64_t from,
-                uint64_t to, unsigned t, uint32_t *crc, unsigned char **types)
+                uint64_t to, unsigned t, uint32_t *crc, vvstate *vs)
 {
 	const unsigned char *a = r->base;
 	*crc = xp_crc32c(*crc, a + from, (size_t)(to - from));
@@ -988,7 +1084,7 @@ static int step(const rd *r, const unsigned char *b, uint64_t from,
 		return same_vpvals(r, a, b, n,
 		                   (uint32_t)((from - r->off[XP_DBE_TABLE0 + t]) /
 		                              rs),
-		                   types);
+		                   vs);
 	default:
 		return xp_same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
 	}
@@ -999,7 +1095,8 @@ static int step(const rd *r, const unsigned char *b, uint64_t from,
  * like, a database that passed every check, and a correct checksum: the
  * same bytes but for the checksum, the values of STATS, COUNTERS and
  * BLOCKREFS and the counts and values of VPVALS.  Of those the checks
- * read only the VPVALS records, which same_vpvals() checks.  Such a file
+ * read only the VPVALS records, which same_vpvals() and
+ * proc_strings_used() check.  Such a file
  * passes every check like passed, and the checks are not run: inputs of
  * one binary with the same coverage differ in nothing else.  The
  * checksum and the comparison are one pass over the file.
@@ -1016,7 +1113,7 @@ static int same_shape(const rd *r, const xp_fb *like)
 	crc = xp_crc32c(crc, zero4, 4);
 	crc = xp_crc32c(crc, a + XP_DBH_CRC + 4, XP_DB_DIR_END - XP_DBH_CRC - 4);
 	uint64_t pos = XP_DB_DIR_END;
-	unsigned char *types = NULL;
+	vvstate vs = {NULL, 0};
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
 		uint64_t off = r->off[e];
 		uint64_t end = off + xp_db_entry_recsize(e) *
@@ -1027,20 +1124,23 @@ static int same_shape(const rd *r, const xp_fb *like)
 			t = XP_T_COUNT_;
 		/* The padding before the table, then the table in steps of
 		 * whole records. */
-		if (pos < off && !step(r, b, pos, off, XP_T_COUNT_, &crc, &types))
+		if (pos < off && !step(r, b, pos, off, XP_T_COUNT_, &crc, &vs))
 			break;
 		uint64_t whole = STEP - STEP % xp_db_entry_recsize(e);
 		for (pos = off; pos < end;) {
 			uint64_t to = end - pos > whole ? pos + whole : end;
-			if (!step(r, b, pos, to, t, &crc, &types))
+			if (!step(r, b, pos, to, t, &crc, &vs))
 				break;
 			pos = to;
 		}
 		if (pos != end)
 			break;
 	}
-	free(types);
-	return pos == r->len && crc == xp_get_le32(a + XP_DBH_CRC);
+	int same = pos == r->len && crc == xp_get_le32(a + XP_DBH_CRC);
+	if (same && vs.proc_values)
+		same = proc_strings_used(r, like, vs.types);
+	free(vs.types);
+	return same;
 }
 
 /* A profile reading the tables the directory of r gives (r->off). */
@@ -1068,13 +1168,13 @@ static xp_fb *layout(rd *r, xp_datatype type, unsigned minor,
 }
 
 /*
- * Opens the database in buf.  With like (a database that passed every
- * check) and a file of its shape (same_shape), *same is set and the
- * checks of the records are skipped.
+ * Opens the database in buf.  With like (databases that passed every
+ * check) and a file of the shape of one (same_shape), *same is set to 1
+ * + its index and the checks of the records are skipped.
  */
 static xp_err open_mem(const void *buf, size_t len, const char *name,
-                       const xp_fb *like, int *same, xp_fb **out,
-                       xp_diags *d)
+                       const xp_fb *const *like, unsigned nlike, int *same,
+                       xp_fb **out, xp_diags *d)
 {
 	rd r;
 	memset(&r, 0, sizeof r);
@@ -1086,21 +1186,23 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 	if (same)
 		*same = 0;
 
-	if (like && same && like->image && like->image_len == len) {
-		/* Laid out as like, if it has like's shape. */
+	for (unsigned k = 0; same && k < nlike; k++) {
+		const xp_fb *lk = like[k];
+		if (!lk || !lk->image || lk->image_len != len)
+			continue;
+		/* Laid out as lk, if it has lk's shape. */
 		for (unsigned e = 0; e < XP_DB_NENTRIES; e++)
-			r.off[e] = xp_get_le64(like->image +
-			                       dirfield(e, XP_DBE_OFFSET));
-		xp_fb *fb = layout(&r, like->type, like->minor,
-		                   like->n_proc_names);
+			r.off[e] = xp_get_le64(lk->image + dirfield(e, XP_DBE_OFFSET));
+		xp_fb *fb = layout(&r, lk->type, lk->minor, lk->n_proc_names);
 		if (!fb)
 			return XP_E_NOMEM;
-		if (same_shape(&r, like)) {
-			*same = 1;
+		if (same_shape(&r, lk)) {
+			*same = (int)k + 1;
 			*out = fb;
 			return XP_E_OK;
 		}
 		xp_fb_free(fb);
+		r.fb = NULL;
 	}
 
 	uint32_t type = 0, minor = 0;
@@ -1132,23 +1234,24 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 xp_err xp_db_open_mem(const void *buf, size_t len, const char *name,
                       xp_fb **out, xp_diags *d)
 {
-	return open_mem(buf, len, name, NULL, NULL, out, d);
+	return open_mem(buf, len, name, NULL, 0, NULL, out, d);
 }
 
 xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
-                           const xp_fb *like, int *same, xp_fb **out,
-                           xp_diags *d)
+                           const xp_fb *const *like, unsigned nlike,
+                           int *same, xp_fb **out, xp_diags *d)
 {
-	return open_mem(buf, len, name, like, same, out, d);
+	return open_mem(buf, len, name, like, nlike, same, out, d);
 }
 
 xp_err xp_db_open_fd(int fd, const char *path, xp_fb **out, xp_diags *d)
 {
-	return xp_db_open_fd_like(fd, path, NULL, NULL, out, d);
+	return xp_db_open_fd_like(fd, path, NULL, 0, NULL, out, d);
 }
 
-xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *like,
-                          int *same, xp_fb **out, xp_diags *d)
+xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *const *like,
+                          unsigned nlike, int *same, xp_fb **out,
+                          xp_diags *d)
 {
 	*out = NULL;
 	struct stat st;
@@ -1175,7 +1278,8 @@ xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *like,
 		}
 	}
 	static const unsigned char empty[1];
-	xp_err err = open_mem(map ? map : empty, len, path, like, same, out, d);
+	xp_err err = open_mem(map ? map : empty, len, path, like, nlike, same,
+	                      out, d);
 	if (err) {
 		if (map)
 			munmap(map, len);

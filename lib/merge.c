@@ -23,8 +23,9 @@
  * arrays, not in one allocation each.
  *
  * Databases of one layout, inputs of one binary's runs, are added by
- * their counts alone after the first (xp_merger_add_path, below).  The
- * result is written table by table from the accumulator (at the end).
+ * their counts alone after the first, for up to four layouts at a time
+ * (xp_merger_add_path, below).  The result is written table by table from
+ * the accumulator (at the end).
  *
  * Which version of a procedure survives a mismatch is decided by a total
  * order on versions (newest compilation first), so that the result does
@@ -159,6 +160,37 @@ typedef struct {
 	int held;             /* the delta holds counts of it */
 } tvproc;
 
+/*
+ * A database added in full that later inputs may have the shape of
+ * (xp_merger_add_path), and what adding it noted: where each of its
+ * counts went, the warnings of its dropped versions, and the counts of
+ * the inputs of its shape added since (the delta), arrays in its order.
+ */
+typedef struct {
+	xp_fb *fb;            /* the database, open; NULL: the slot is free */
+	uint64_t used;        /* when an input last had its shape */
+	xp_buf lost;          /* warnings of its dropped versions, each
+	                         followed by a NUL */
+	uint32_t *smap;       /* its string ids -> pool ids */
+	uint32_t smapcap;
+	tvproc *tv;           /* its procedures with value profiles, kept */
+	uint32_t ntv, tvcap;
+	uint64_t **cmap;      /* per counter: its count, or NULL */
+	uint32_t *rmap;       /* per block ref: its line and its position
+	                         there, or NONE when dropped */
+	uint32_t cmapcap, rmapcap;
+	uint64_t dn;          /* inputs in the delta */
+	uint64_t *dcnt, *dref; /* per counter and block ref */
+	uint32_t dcntcap, drefcap;
+	unsigned char *vvals; /* VPVALS records, their counts combined */
+	size_t vvcap;
+} tmpl;
+
+/* Templates kept: inputs of this many layouts, interleaved in any order
+ * (runs of a binary and profiles merged from such runs, say), are added
+ * by their counts alone. */
+#define NTMPL 4
+
 /* A simple open-addressing map from a 64-bit key to a u32 value. */
 typedef struct {
 	uint64_t *keys;
@@ -219,30 +251,22 @@ struct xp_merger {
 	uint32_t cur_name;
 	uint64_t saturated;
 
-	/* Inputs of one binary (xp_merger_add_path): the last database added
-	 * in full stays open as the template, and adding it notes where each
-	 * of its counts went.  A database of its shape (xp_db_open_fd_like)
-	 * is checked against it byte for byte and its counts are combined
-	 * into the delta, arrays in the template's order; the delta goes to
-	 * the noted places when the template is closed.  A procedure's value
-	 * profiles with values other than the template's are added at once
-	 * instead.  Adding is associative and commutative, so this is adding
-	 * each input in full, which the warnings of dropped versions repeat. */
-	xp_fb *tmpl;
-	int recording;        /* adding the template: note the places */
-	xp_buf lost;          /* warnings of its dropped versions, each
-	                         followed by a NUL */
-	tvproc *tv;           /* its procedures with value profiles, kept */
-	uint32_t ntv, tvcap;
-	uint64_t **cmap;      /* per template counter: its count, or NULL */
-	uint32_t *rmap;       /* per template block ref: its line and its
-	                         position there, or NONE when dropped */
-	uint32_t cmapcap, rmapcap;
-	uint64_t dn;          /* inputs in the delta */
-	uint64_t *dcnt, *dref; /* per counter and block ref */
-	uint32_t dcntcap, drefcap;
-	unsigned char *vvals; /* VPVALS records, their counts combined */
-	size_t vvcap;
+	/* Inputs of one binary (xp_merger_add_path): the last databases
+	 * added in full stay open as templates, and adding one notes where
+	 * each of its counts went.  A database of a template's shape
+	 * (xp_db_open_fd_like) is checked against it byte for byte and its
+	 * counts are combined into the template's delta; the delta goes to
+	 * the noted places before anything else changes the accumulator.  A
+	 * procedure's value profiles with values other than the template's
+	 * are added at once instead.  Adding is associative and commutative,
+	 * so this is adding each input in full, which the warnings of
+	 * dropped versions repeat.  The notes hold while the accumulated
+	 * versions stay as they were: when adding an input in full changes
+	 * one (changed), the other templates are closed. */
+	tmpl tp[NTMPL];
+	tmpl *rec;            /* the template being added: note the places */
+	uint64_t changed;     /* bumped when an accumulated version changes */
+	uint64_t clock;       /* inputs added by path */
 
 	uint32_t *rank;       /* when finishing: pool id -> place in byte order */
 };
@@ -406,14 +430,18 @@ void xp_merger_free(xp_merger *m)
 	free(m->smap);
 	xp_buf_free(&m->smap_of);
 	free(m->first_name);
-	xp_fb_free(m->tmpl);
-	xp_buf_free(&m->lost);
-	free(m->tv);
-	free(m->cmap);
-	free(m->rmap);
-	free(m->dcnt);
-	free(m->dref);
-	free(m->vvals);
+	for (unsigned k = 0; k < NTMPL; k++) {
+		tmpl *t = &m->tp[k];
+		xp_fb_free(t->fb);
+		xp_buf_free(&t->lost);
+		free(t->smap);
+		free(t->tv);
+		free(t->cmap);
+		free(t->rmap);
+		free(t->dcnt);
+		free(t->dref);
+		free(t->vvals);
+	}
 	free(m->rank);
 	free(m);
 }
@@ -854,7 +882,8 @@ static void add_zeros(xp_merger *m, aproc *p)
 		p->cval[i] = 0;
 }
 
-static uint64_t vp_key(const xp_merger *m, const xp_fb *in, uint32_t i,
+/* A value's key; smap maps in's string ids to pool ids. */
+static uint64_t vp_key(const uint32_t *smap, const xp_fb *in, uint32_t i,
                        xp_vptype type, int *has, uint64_t *count)
 {
 	const unsigned char *r = xp_rec(in, XP_T_VPVALS, i);
@@ -864,13 +893,13 @@ static uint64_t vp_key(const xp_merger *m, const xp_fb *in, uint32_t i,
 	if (!*has)
 		return 0;
 	if (type == XP_VP_PROC)
-		return (uint64_t)m->smap[(uint32_t)v] |
-		       (uint64_t)m->smap[(uint32_t)(v >> 32)] << 32;
+		return (uint64_t)smap[(uint32_t)v] |
+		       (uint64_t)smap[(uint32_t)(v >> 32)] << 32;
 	return v;
 }
 
 static xp_err add_vps(xp_merger *m, aproc *p, const xp_fb *in,
-                      const xp_proc *ip, uint32_t nvpv)
+                      const uint32_t *smap, const xp_proc *ip, uint32_t nvpv)
 {
 	for (uint32_t k = 0; k < ip->n_vps; k++) {
 		xp_vp vp;
@@ -889,7 +918,7 @@ static xp_err add_vps(xp_merger *m, aproc *p, const xp_fb *in,
 		for (uint32_t q = 0; q < nvpv; q++) {
 			int has;
 			uint64_t count;
-			uint64_t key = vp_key(m, in, ip->first_vpval + k * nvpv + q,
+			uint64_t key = vp_key(smap, in, ip->first_vpval + k * nvpv + q,
 			                      vp.type, &has, &count);
 			uint32_t e;
 			for (e = 0; e < r->nv; e++)
@@ -956,8 +985,8 @@ static xp_err report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
 	xp_diag_warn(d, lname, "%s", msg);
 	/* Inputs of the template's shape lose the same way. */
 	xp_err err = XP_E_OK;
-	if (mine && m->recording)
-		err = xp_buf_append(&m->lost, msg, strlen(msg) + 1);
+	if (mine && m->rec)
+		err = xp_buf_append(&m->rec->lost, msg, strlen(msg) + 1);
 	free(msg);
 	return err;
 }
@@ -1023,27 +1052,33 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		if (r < 0)
 			return XP_E_NOMEM;
 		if (r == 1) {
-			if (cmp_comp(&ic, &p->c) > 0)
+			if (cmp_comp(&ic, &p->c) > 0) {
 				p->c = ic;
+				m->changed++;
+			}
 		} else if (p->sig == ip->signature && nvpv_ok &&
 		           (ip->n_counters == 0 || p->ncnt == 0) &&
 		           same_structure(m, p, in, ip, resolved, 1)) {
 			/* Loaded but not run: it merges with zeros. */
 			if (ip->n_counters == 0) {
-				if (cmp_comp(&ic, &p->c) > 0)
+				if (cmp_comp(&ic, &p->c) > 0) {
 					p->c = ic;
+					m->changed++;
+				}
 				add_zeros(m, p);
 				p->stats |= stats;
 				if (ip->proc_id < p->proc_id)
 					p->proc_id = ip->proc_id;
 				p->seq = m->seq;
-				return add_vps(m, p, in, ip, io->n_values_per_vp);
+				return add_vps(m, p, in, m->smap, ip,
+				               io->n_values_per_vp);
 			}
 			/* The accumulated version had none: take this layout. */
 			uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
 			                                            : ip->proc_id;
 			comp keep_c = cmp_comp(&p->c, &ic) > 0 ? p->c : ic;
 			version_free(p);
+			m->changed++;
 			if ((err = load_version(m, p, in, ip, io, resolved, 0)))
 				return err;
 			p->proc_id = keep_id;
@@ -1053,7 +1088,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 				add_zeros(m, p);
 			p->stats |= stats;
 			p->seq = m->seq;
-			return add_vps(m, p, in, ip, io->n_values_per_vp);
+			return add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
 		} else {
 			/* Different versions: the newer one stays. */
 			aproc cand;
@@ -1080,6 +1115,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 			uint32_t gen = p->gen + 1, next = p->next;
 			uint64_t dropseq = p->dropseq;
 			proc_free(p);
+			m->changed++;
 			*p = cand;
 			p->gen = gen;
 			p->next = next;
@@ -1096,7 +1132,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 	if (add_counters(m, p, in, ip, first, 0) < 0)
 		return XP_E_NOMEM;
 	p->seq = m->seq;
-	return add_vps(m, p, in, ip, io->n_values_per_vp);
+	return add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
 }
 
 /*
@@ -1107,17 +1143,18 @@ static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
                           uint32_t nvpv, uint32_t pi)
 {
 	const aproc *p = &m->pr[pi];
+	tmpl *t = m->rec;
 	int kept = p->seq == m->seq;
 	if (kept && ip->n_vps > 0) {
-		if (GROW(m->tv, m->tvcap, m->ntv + 1))
+		if (GROW(t->tv, t->tvcap, t->ntv + 1))
 			return XP_E_NOMEM;
-		m->tv[m->ntv++] = (tvproc){pi, ip->first_vp, ip->n_vps,
+		t->tv[t->ntv++] = (tvproc){pi, ip->first_vp, ip->n_vps,
 		                           ip->first_vpval, nvpv, 0};
 	}
 	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
 	for (uint32_t i = 0; i < ip->n_counters; i++, c += XP_RS_COUNTER) {
 		uint32_t at = kept ? find_counter(p, xp_get_le32(c)) : NONE;
-		m->cmap[ip->first_counter + i] = at == NONE ? NULL : &p->cval[at];
+		t->cmap[ip->first_counter + i] = at == NONE ? NULL : &p->cval[at];
 	}
 	return XP_E_OK;
 }
@@ -1196,7 +1233,7 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 			return err;
 		}
 		o->ord[k] = pi;
-		if (m->recording &&
+		if (m->rec &&
 		    (err = note_counts(m, in, &ip, io.n_values_per_vp, pi))) {
 			free(res);
 			return err;
@@ -1432,8 +1469,8 @@ static xp_err add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 		const unsigned char *rrec = xp_rec(in, XP_T_BLOCKREFS, fref);
 		for (uint32_t q = 0; q < nrefs; q++, rrec += XP_RS_BLOCKREF) {
 			/* Adding the template: where the count goes. */
-			uint32_t *note = m->recording ? m->rmap + 2 * ((size_t)fref + q)
-			                              : NULL;
+			uint32_t *note = m->rec ? m->rec->rmap + 2 * ((size_t)fref + q)
+			                        : NULL;
 			aline *l = &m->ln[li];
 			uint32_t block = xp_get_le32(rrec + XP_BR_BLOCK);
 			uint32_t pp = m->smap[xp_get_le32(rrec + XP_BR_PROC)];
@@ -1615,110 +1652,148 @@ static void combine_into(xp_merger *m, uint64_t *acc, const unsigned char *src,
 		add_value(m, &acc[i], xp_get_le64(src), first);
 }
 
-/* Adds the value profiles of template procedure t from in. */
-static xp_err add_tv(xp_merger *m, const tvproc *t, const xp_fb *in)
+/* Adds the value profiles of procedure v of template t from in. */
+static xp_err add_tv(xp_merger *m, const tmpl *t, const tvproc *v,
+                     const xp_fb *in)
 {
 	xp_proc ip;
 	memset(&ip, 0, sizeof ip);
-	ip.first_vp = t->first_vp;
-	ip.n_vps = t->n_vps;
-	ip.first_vpval = t->first_vpval;
-	return add_vps(m, &m->pr[t->pi], in, &ip, t->nvpv);
+	ip.first_vp = v->first_vp;
+	ip.n_vps = v->n_vps;
+	ip.first_vpval = v->first_vpval;
+	return add_vps(m, &m->pr[v->pi], in, t->smap, &ip, v->nvpv);
 }
 
-/* Adds the delta where the template's counts went. */
-static xp_err flush_delta(xp_merger *m)
+/* Adds template t's delta where its counts went. */
+static xp_err flush_delta(xp_merger *m, tmpl *t)
 {
-	if (m->dn == 0)
+	if (t->dn == 0)
 		return XP_E_OK;
-	m->dn = 0;
+	t->dn = 0;
 	set_weight(m, 1);
 	int plain = m->o.mode == XP_MERGE_SUM;
-	uint32_t n = m->tmpl->n[XP_T_COUNTERS];
+	uint32_t n = t->fb->n[XP_T_COUNTERS];
 	for (uint32_t i = 0; i < n; i++) {
-		if (m->cmap[i])
-			add_count(m, m->cmap[i], m->dcnt[i], plain);
+		if (t->cmap[i])
+			add_count(m, t->cmap[i], t->dcnt[i], plain);
 	}
-	n = m->tmpl->n[XP_T_BLOCKREFS];
+	n = t->fb->n[XP_T_BLOCKREFS];
 	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *note = m->rmap + 2 * (size_t)i;
+		const uint32_t *note = t->rmap + 2 * (size_t)i;
 		if (note[1] == NONE)
 			continue;
 		add_count(m, &m->rp[m->ln[note[0]].first + note[1]].count,
-		          m->dref[i], plain);
+		          t->dref[i], plain);
 	}
-	xp_fb in = *m->tmpl;
+	xp_fb in = *t->fb;
 	in.image = NULL;
 	in.map = NULL;
 	memset(in.owned, 0, sizeof in.owned);
-	in.tab[XP_T_VPVALS] = m->vvals;
-	for (uint32_t k = 0; k < m->ntv; k++) {
-		tvproc *t = &m->tv[k];
-		xp_err err = t->held ? add_tv(m, t, &in) : XP_E_OK;
-		t->held = 0;
+	in.tab[XP_T_VPVALS] = t->vvals;
+	for (uint32_t k = 0; k < t->ntv; k++) {
+		tvproc *v = &t->tv[k];
+		xp_err err = v->held ? add_tv(m, t, v, &in) : XP_E_OK;
+		v->held = 0;
 		if (err)
 			return err;
 	}
 	return XP_E_OK;
 }
 
-/* Adds the delta and closes the template. */
-static xp_err drop_template(xp_merger *m)
+/* Adds every template's delta. */
+static xp_err flush_all(xp_merger *m)
 {
-	xp_err err = m->tmpl ? flush_delta(m) : XP_E_OK;
-	xp_fb_free(m->tmpl);
-	m->tmpl = NULL;
-	m->lost.len = 0;
-	m->ntv = 0;
+	for (unsigned k = 0; k < NTMPL; k++) {
+		xp_err err = m->tp[k].fb ? flush_delta(m, &m->tp[k]) : XP_E_OK;
+		if (err)
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* Closes template t, whose delta was added; its arrays stay for reuse. */
+static void close_template(tmpl *t)
+{
+	xp_fb_free(t->fb);
+	t->fb = NULL;
+	t->lost.len = 0;
+	t->ntv = 0;
+}
+
+/* Adds every delta and closes every template but keep (or all: NULL). */
+static xp_err drop_templates(xp_merger *m, const tmpl *keep)
+{
+	xp_err err = flush_all(m);
+	for (unsigned k = 0; k < NTMPL; k++)
+		if (&m->tp[k] != keep)
+			close_template(&m->tp[k]);
 	return err;
 }
 
 /*
- * Adds an input of the template's shape: its counts to the delta, value
+ * Adds an input of template t's shape: its counts to t's delta, value
  * profiles with other values at once, and the warnings adding it in full
  * would give.
  */
-static xp_err add_like(xp_merger *m, const xp_fb *in, double weight,
+static xp_err add_like(xp_merger *m, tmpl *t, const xp_fb *in, double weight,
                        const char *name, xp_diags *d)
 {
 	xp_err err;
-	int first = m->dn == 0;
+	int first = t->dn == 0;
 	set_weight(m, weight);
-	combine_into(m, m->dcnt, in->tab[XP_T_COUNTERS], in->n[XP_T_COUNTERS],
+	combine_into(m, t->dcnt, in->tab[XP_T_COUNTERS], in->n[XP_T_COUNTERS],
 	             XP_RS_COUNTER, XP_CN_VALUE, first);
-	combine_into(m, m->dref, in->tab[XP_T_BLOCKREFS], in->n[XP_T_BLOCKREFS],
+	combine_into(m, t->dref, in->tab[XP_T_BLOCKREFS], in->n[XP_T_BLOCKREFS],
 	             XP_RS_BLOCKREF, XP_BR_COUNT, first);
 	const unsigned char *a = in->tab[XP_T_VPVALS];
-	const unsigned char *b = m->tmpl->tab[XP_T_VPVALS];
-	for (uint32_t k = 0; k < m->ntv; k++) {
-		tvproc *t = &m->tv[k];
-		uint32_t nv = t->n_vps * t->nvpv;
-		size_t off = (size_t)t->first_vpval * XP_RS_VPVAL;
+	const unsigned char *b = t->fb->tab[XP_T_VPVALS];
+	for (uint32_t k = 0; k < t->ntv; k++) {
+		tvproc *v = &t->tv[k];
+		uint32_t nv = v->n_vps * v->nvpv;
+		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
 		if (!xp_same_but_u64(a + off, b + off, nv, XP_RS_VPVAL,
 		                     XP_VV_COUNT)) {
-			if ((err = add_tv(m, t, in)))
+			if ((err = add_tv(m, t, v, in)))
 				return err;
 			continue;
 		}
-		if (!t->held)
-			memcpy(m->vvals + off, a + off, (size_t)nv * XP_RS_VPVAL);
-		unsigned char *r = m->vvals + off;
+		if (!v->held)
+			memcpy(t->vvals + off, a + off, (size_t)nv * XP_RS_VPVAL);
+		unsigned char *r = t->vvals + off;
 		const unsigned char *q = a + off;
 		for (uint32_t i = 0; i < nv; i++, r += XP_RS_VPVAL, q += XP_RS_VPVAL) {
-			uint64_t c = t->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
-			add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !t->held);
+			uint64_t c = v->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
+			add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !v->held);
 			xp_put_le64(r + XP_VV_COUNT, c);
 		}
-		t->held = 1;
+		v->held = 1;
 	}
-	for (size_t at = 0; at < m->lost.len;) {
-		const char *msg = (const char *)m->lost.p + at;
+	for (size_t at = 0; at < t->lost.len;) {
+		const char *msg = (const char *)t->lost.p + at;
 		xp_diag_warn(d, name, "%s", msg);
 		at += strlen(msg) + 1;
 	}
-	m->dn++;
+	t->dn++;
 	m->count++;
 	return XP_E_OK;
+}
+
+/*
+ * Adds an input in full, not as a template; the deltas are added first
+ * and the templates closed if the input changes an accumulated version.
+ */
+static xp_err add_other(xp_merger *m, const xp_fb *in, double weight,
+                        const char *name, xp_diags *d)
+{
+	uint64_t changed = m->changed;
+	xp_err err = flush_all(m);
+	if (!err)
+		err = add_full(m, in, weight, name, d);
+	if (!err && m->changed != changed)
+		err = drop_templates(m, NULL);
+	if (err)
+		m->failed = 1;
+	return err;
 }
 
 xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
@@ -1729,33 +1804,43 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 		name = "<input>";
 	if ((err = check_add(m, weight, name, d)))
 		return err;
-	if ((err = drop_template(m))) {
-		m->failed = 1;
-		return err;
-	}
-	return add_full(m, in, weight, name, d);
+	return add_other(m, in, weight, name, d);
 }
 
-/* Room for what adding template in notes. */
-static xp_err note_room(xp_merger *m, const xp_fb *in)
+/* Room in t for what adding in as a template notes. */
+static xp_err note_room(tmpl *t, const xp_fb *in)
 {
 	xp_err err;
 	if (in->n[XP_T_BLOCKREFS] >= UINT32_MAX / 2)
 		return XP_E_LIMIT;
 	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
-	if ((err = GROW(m->cmap, m->cmapcap, in->n[XP_T_COUNTERS] + 1)) ||
-	    (err = GROW(m->dcnt, m->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
-	    (err = GROW(m->dref, m->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
-	    (err = GROW(m->rmap, m->rmapcap, 2 * in->n[XP_T_BLOCKREFS] + 2)))
+	if ((err = GROW(t->smap, t->smapcap, in->nstr + 1)) ||
+	    (err = GROW(t->cmap, t->cmapcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
+	    (err = GROW(t->rmap, t->rmapcap, 2 * in->n[XP_T_BLOCKREFS] + 2)))
 		return err;
-	if (vv > m->vvcap) {
-		unsigned char *p = realloc(m->vvals, vv);
+	if (vv > t->vvcap) {
+		unsigned char *p = realloc(t->vvals, vv);
 		if (!p)
 			return XP_E_NOMEM;
-		m->vvals = p;
-		m->vvcap = vv;
+		t->vvals = p;
+		t->vvcap = vv;
 	}
 	return XP_E_OK;
+}
+
+/* The slot for a new template: a free one, else the least recently used. */
+static tmpl *template_slot(xp_merger *m)
+{
+	tmpl *t = &m->tp[0];
+	for (unsigned k = 0; k < NTMPL; k++) {
+		if (!m->tp[k].fb)
+			return &m->tp[k];
+		if (m->tp[k].used < t->used)
+			t = &m->tp[k];
+	}
+	return t;
 }
 
 xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
@@ -1768,33 +1853,53 @@ xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
 		name = path;
 	if ((err = check_add(m, weight, name, d)))
 		return err;
-	if ((err = xp_open_any_like(path, m->tmpl, &same, &in, d)))
+	const xp_fb *like[NTMPL];
+	for (unsigned k = 0; k < NTMPL; k++)
+		like[k] = m->tp[k].fb;
+	if ((err = xp_open_any_like(path, like, NTMPL, &same, &in, d)))
 		return err;
+	m->clock++;
 	if (same) {
-		err = add_like(m, in, weight, name, d);
+		tmpl *t = &m->tp[same - 1];
+		t->used = m->clock;
+		err = add_like(m, t, in, weight, name, d);
 		xp_fb_free(in);
 		if (err)
 			m->failed = 1;
 		return err;
 	}
-	if ((err = drop_template(m))) {
+	if (!in->image) {
+		/* A text is not kept. */
+		err = add_other(m, in, weight, name, d);
+		xp_fb_free(in);
+		return err;
+	}
+	/* The database becomes a template: note what inputs of its shape
+	 * need. */
+	uint64_t changed = m->changed;
+	tmpl *t = template_slot(m);
+	if (!(err = flush_all(m))) {
+		close_template(t);
+		if (!(err = note_room(t, in))) {
+			m->rec = t;
+			err = add_full(m, in, weight, name, d);
+			m->rec = NULL;
+			if (!err && in->nstr)
+				memcpy(t->smap, m->smap,
+				       (size_t)in->nstr * sizeof *t->smap);
+		}
+	}
+	if (!err && m->changed != changed)
+		err = drop_templates(m, t);
+	if (err) {
 		m->failed = 1;
 		xp_fb_free(in);
+		t->lost.len = 0;
+		t->ntv = 0;
 		return err;
 	}
-	/* A database becomes the template: note what inputs of its shape
-	 * need.  A text is not kept. */
-	m->recording = in->image != NULL;
-	err = m->recording ? note_room(m, in) : XP_E_OK;
-	if (!err)
-		err = add_full(m, in, weight, name, d);
-	m->recording = 0;
-	if (err || !in->image) {
-		xp_fb_free(in);
-		m->lost.len = 0;
-		return err;
-	}
-	m->tmpl = in;
+	t->fb = in;
+	t->used = m->clock;
 	return XP_E_OK;
 }
 
@@ -2837,7 +2942,7 @@ static void put_table(out *o, const result *R, xp_table t)
 }
 
 /*
- * Everything up to writing the records: the template's delta added, the
+ * Everything up to writing the records: the templates' deltas added, the
  * final counts and drops, the order, sizes and strings of the result.
  */
 static xp_err result_plan(xp_merger *m, result *R, xp_diags *d)
@@ -2847,7 +2952,7 @@ static xp_err result_plan(xp_merger *m, result *R, xp_diags *d)
 	if (m->failed)
 		return xp_diag_file(d, XP_E_INVAL, "merge",
 		                    "the merge failed earlier");
-	err = drop_template(m);
+	err = drop_templates(m, NULL);
 	m->failed = 1;
 	if (err || (err = settle(m, d)))
 		return err;

@@ -33,11 +33,11 @@ static ssize_t read_head(int fd, unsigned char *buf, size_t len)
 
 xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 {
-	return xp_open_any_like(path, NULL, NULL, out, d);
+	return xp_open_any_like(path, NULL, 0, NULL, out, d);
 }
 
-xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
-                        xp_fb **out, xp_diags *d)
+xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
+                        unsigned nlike, int *same, xp_fb **out, xp_diags *d)
 {
 	*out = NULL;
 	if (same)
@@ -58,7 +58,7 @@ xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		return xp_profdir_open_like(path, XP_DT_FEEDBACK, NULL, like,
-		                            same, out, d);
+		                            nlike, same, out, d);
 	}
 
 	/* The text keyword may follow blank space; a few KiB is plenty. */
@@ -80,7 +80,7 @@ xp_err xp_open_any_like(const char *path, const xp_fb *like, int *same,
 	}
 	switch (f) {
 	case XP_FMT_FEEDBACK_DB:
-		err = xp_db_open_fd_like(fd, path, like, same, out, d);
+		err = xp_db_open_fd_like(fd, path, like, nlike, same, out, d);
 		close(fd);
 		return err;
 	case XP_FMT_FEEDBACK_TEXT:

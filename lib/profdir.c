@@ -503,12 +503,13 @@ xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d)
 xp_err xp_profdir_open(const char *dir, xp_datatype t, const char *objfile,
                        xp_fb **out, xp_diags *d)
 {
-	return xp_profdir_open_like(dir, t, objfile, NULL, NULL, out, d);
+	return xp_profdir_open_like(dir, t, objfile, NULL, 0, NULL, out, d);
 }
 
 xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
-                            const char *objfile, const xp_fb *like, int *same,
-                            xp_fb **out, xp_diags *d)
+                            const char *objfile, const xp_fb *const *like,
+                            unsigned nlike, int *same, xp_fb **out,
+                            xp_diags *d)
 {
 	*out = NULL;
 	if (t == XP_DT_OBJFD && !objfile)
@@ -533,7 +534,7 @@ xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
 		return err;
 	}
 	xp_fb *fb;
-	err = xp_db_open_fd_like(fd, path, like, same, &fb, d);
+	err = xp_db_open_fd_like(fd, path, like, nlike, same, &fb, d);
 	close(fd);
 	if (err) {
 		free(path);

@@ -13,7 +13,9 @@
 # cache relies on.  Another merges three training runs (gen -r) of several
 # MiB: the database xprof_merge writes as it goes, through several of its
 # writer's buffers, must be the one xprof_atob makes of its --text output,
-# and a write that fails half way must leave nothing behind.
+# and a write that fails half way must leave nothing behind.  The last
+# merges databases of runs and of profiles merged from runs, two layouts
+# in turns, as merging the texts does.
 #
 # Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -151,6 +153,36 @@ runs() {
 	rm -rf "$d"
 }
 runs
+
+# Runs and profiles merged from runs, databases of two layouts, in turns:
+# the merger keeps both, and the result is that of merging the texts.
+layouts() {
+	d=$work/layouts
+	mkdir -p "$d" || exit 2
+	for r in 0 1 2; do
+		if ! "$GEN" -s 13 -m 3 -r $r > "$d/run$r.text" ||
+		   ! "$ATOB" "$d/run$r.text" "$d/db$r" > "$d/err" 2>&1 ||
+		   ! "$MERGE" -o "$d/m$r" "$d/db$r" > "$d/err" 2>&1; then
+			fail "gen two layouts: $(head -n 3 "$d/err" | tr '\n' ' ')"
+			return
+		fi
+	done
+	if ! "$MERGE" --text -o "$d/a.text" "$d/db0" "$d/m1" "$d/db2" "$d/m0" \
+	        "$d/db1" "$d/m2" -w 3,"$d/db1" > "$d/err" 2>&1 ||
+	   ! "$MERGE" --text -o "$d/b.text" "$d/run0.text" "$d/run1.text" \
+	        -w 2,"$d/run2.text" -w 4,"$d/run1.text" "$d/run0.text" \
+	        > "$d/err2" 2>&1; then
+		fail "gen two layouts: $(cat "$d/err" "$d/err2" | head -n 3 | tr '\n' ' ')"
+	elif grep -q dropped "$d/err" || ! cmp -s "$d/err" "$d/err2"; then
+		fail "gen two layouts: $(cat "$d/err" "$d/err2" | head -n 3 | tr '\n' ' ')"
+	elif ! cmp -s "$d/a.text" "$d/b.text"; then
+		fail "gen two layouts: the result differs from the texts' merge"
+	else
+		pass "gen two layouts"
+	fi
+	rm -rf "$d"
+}
+layouts
 
 # Determinism.
 if "$GEN" -s 11 -n 2000 > "$work/a.text" &&

@@ -8,9 +8,10 @@
  * exactly as the full check does, with the same message.
  *
  * xp_merger_add_path() adds such inputs to a delta instead of one by one:
- * random sequences of members, members with other values, inputs of
- * another shape and texts, a rival compilation of one procedure (newer or
- * older), random weights, modes, mismatch handling and scale must give
+ * random sequences of members of up to eight shapes (some with other
+ * string ids), members with other values, texts, a rival compilation of
+ * one procedure (newer or older), random weights, modes, mismatch
+ * handling and scale must give
  * the same result and the same diagnostics, input by input, as
  * xp_merger_add() of the same profiles.
  */
@@ -47,6 +48,9 @@ typedef struct {
 	int rival;        /* 1 newer, -1 older compilation of o0.o, p1
 	                     with another signature */
 	int big;          /* counts near 2^64 */
+	int other_callee; /* the VP_PROC callee is a_callee of o1.o, a string
+	                     that comes first: other string ids throughout */
+	int no_stat;      /* o1.o has no sum stat */
 } variant;
 
 #define NOBJ 2
@@ -73,7 +77,8 @@ static xp_fb *run_profile(const variant *v)
 		if (o == 0 && v->rival)
 			of.tv_sec = v->rival > 0 ? 20 : 5;
 		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
-		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
+		if (!(v->no_stat && o == 1))
+			CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
 		for (int p = 0; p < NPROC; p++) {
 			int run = !(v->other_shape && o == 1 && p == 3);
 			snprintf(name, sizeof name, "p%d", p);
@@ -104,7 +109,8 @@ static xp_fb *run_profile(const variant *v)
 				else if (ty == XP_VP_DOUBLE)
 					vv.v.d = k == 0 ? 0.5 : 2.5;
 				else if (k == 0) {
-					vv.v.proc.name = S(b, "p0");
+					vv.v.proc.name = S(b, v->other_callee ? "a_callee"
+					                                      : "p0");
 					vv.v.proc.objfile = S(b, "o1.o");
 				} else {
 					vv.has_value = 0;
@@ -187,6 +193,7 @@ static void test_reader(void)
 	unsigned char *tb = db_bytes(t, &tlen);
 	xp_fb *like = NULL;
 	CHECK(tb && xp_db_open_mem(tb, tlen, "t", &like, NULL) == XP_E_OK);
+	const xp_fb *likes[1] = {like};
 	if (!like)
 		return;
 	unsigned fast = 0, refused = 0;
@@ -225,7 +232,8 @@ static void test_reader(void)
 		xp_fb *f1 = NULL, *f2 = NULL;
 		int same = -1;
 		xp_err e1 = xp_db_open_mem(buf, len, "m", &f1, d1);
-		xp_err e2 = xp_db_open_mem_like(buf, len, "m", like, &same, &f2, d2);
+		xp_err e2 = xp_db_open_mem_like(buf, len, "m", likes, 1, &same, &f2,
+		                                d2);
 		CHECK_EQ(e1, e2);
 		char *s1 = diag_text(d1), *s2 = diag_text(d2);
 		CHECK_STR(s1, s2);
@@ -244,66 +252,103 @@ static void test_reader(void)
 		xp_diags_free(d2);
 		free(buf);
 	}
-	/* The value of the first VP_PROC record (p2 of o0.o) made to
-	 * name another pair of strings: valid, but of another shape. */
-	for (int k = 0; k < 2; k++) {
-		variant v = {0};
-		xp_fb *mfb = run_profile(&v);
-		size_t len = 0;
-		unsigned char *buf = db_bytes(mfb, &len);
-		xp_fb_free(mfb);
-		if (!buf)
-			continue;
-		/* The first record of the first VP_PROC value profile. */
-		uint32_t i = UINT32_MAX;
-		for (uint32_t p = 0; i == UINT32_MAX && p < like->n[XP_T_PROCS]; p++) {
-			xp_proc pr;
-			xp_vp vp;
-			xp_fb_proc(like, p, &pr);
-			xp_fb_vp(like, pr.first_vp, &vp);
-			if (pr.n_vps && vp.type == XP_VP_PROC)
-				i = pr.first_vpval;
-		}
-		unsigned char *rec = buf + (like->tab[XP_T_VPVALS] - tb) +
-		                     (size_t)i * XP_RS_VPVAL;
-		CHECK(i < like->n[XP_T_VPVALS]);
-		if (k == 0) {
-			/* p1 (not p0) of o1.o: a pair the reader accepts. */
-			uint32_t p1 = 0;
-			while (p1 < like->nstr && strcmp(xp_fb_str(like, p1), "p1"))
-				p1++;
-			xp_put_le32(rec + XP_VV_VALUE, p1);
-		} else {
-			/* The absent int value of p0 with a count. */
-			rec = buf + (like->tab[XP_T_VPVALS] - tb) + XP_RS_VPVAL;
-			CHECK_EQ(xp_get_le32(rec + XP_VV_FLAGS), 0);
-			xp_put_le64(rec + XP_VV_COUNT, 3);
-		}
-		fix_crc(buf, len);
-		xp_fb *f = NULL;
-		int same = -1;
-		xp_diags *d1 = xp_diags_new(0), *d2 = xp_diags_new(0);
-		xp_err e1 = xp_db_open_mem(buf, len, "m", &f, d1);
-		xp_fb_free(f);
-		xp_err e2 = xp_db_open_mem_like(buf, len, "m", like, &same, &f, d2);
-		xp_fb_free(f);
-		CHECK_EQ(e1, k == 0 ? XP_E_OK : XP_E_CORRUPT);
-		CHECK_EQ(e2, e1);
-		CHECK_EQ(same, 0);
-		char *s1 = diag_text(d1), *s2 = diag_text(d2);
-		CHECK_STR(s1, s2);
-		free(s1);
-		free(s2);
-		xp_diags_free(d1);
-		xp_diags_free(d2);
-		free(buf);
-	}
 	/* Both ways were taken, and refusals seen. */
 	CHECK(fast > 1000);
 	CHECK(refused > 300);
 	xp_fb_free(like);
 	xp_fb_free(t);
 	free(tb);
+}
+
+/* The string id of s in fb (fb->nstr when absent). */
+static uint32_t str_id(const xp_fb *fb, const char *s)
+{
+	uint32_t i = 0;
+	while (i < fb->nstr && strcmp(xp_fb_str(fb, i), s))
+		i++;
+	return i;
+}
+
+/*
+ * VP_PROC values, which name strings, edited in a member: accepted by
+ * the byte for byte check exactly when the full check accepts them, with
+ * the same message otherwise.
+ */
+static void test_reader_vp_proc(void)
+{
+	enum { P1_FIRST, P1_ALL, INT_COUNT, OUT_OF_RANGE, NCASES };
+	for (int callee = 0; callee < 2; callee++) {
+		variant v0 = {.other_callee = callee};
+		xp_fb *t = run_profile(&v0);
+		size_t tlen = 0;
+		unsigned char *tb = db_bytes(t, &tlen);
+		xp_fb *like = NULL;
+		CHECK(tb && xp_db_open_mem(tb, tlen, "t", &like, NULL) == XP_E_OK);
+		const xp_fb *likes[1] = {like};
+		for (int k = 0; like && k < NCASES; k++) {
+			xp_fb *mfb = run_profile(&v0);
+			size_t len = 0;
+			unsigned char *buf = db_bytes(mfb, &len);
+			xp_fb_free(mfb);
+			if (!buf)
+				continue;
+			unsigned char *vv = buf + (like->tab[XP_T_VPVALS] - tb);
+			/* The first record of every VP_PROC value profile
+			 * (p2 of each object file): p0 or a_callee of o1.o. */
+			int nproc = 0;
+			for (uint32_t p = 0; p < like->n[XP_T_PROCS]; p++) {
+				xp_proc pr;
+				xp_vp vp;
+				xp_fb_proc(like, p, &pr);
+				xp_fb_vp(like, pr.first_vp, &vp);
+				if (!pr.n_vps || vp.type != XP_VP_PROC ||
+				    (k == P1_FIRST && nproc > 0) ||
+				    (k != P1_FIRST && k != P1_ALL && k != OUT_OF_RANGE))
+					continue;
+				unsigned char *rec = vv + (size_t)pr.first_vpval *
+				                              XP_RS_VPVAL;
+				uint32_t name = k == OUT_OF_RANGE ? like->nstr + 5
+				                                  : str_id(like, "p1");
+				xp_put_le32(rec + XP_VV_VALUE, name);
+				nproc++;
+			}
+			if (k == INT_COUNT) {
+				/* The absent int value of p0 with a count. */
+				unsigned char *rec = vv + XP_RS_VPVAL;
+				CHECK_EQ(xp_get_le32(rec + XP_VV_FLAGS), 0);
+				xp_put_le64(rec + XP_VV_COUNT, 3);
+			} else {
+				CHECK_EQ(nproc, k == P1_FIRST ? 1 : 2);
+			}
+			fix_crc(buf, len);
+			/* a_callee is named by VP_PROC values alone: it must
+			 * stay named by one. */
+			int valid = k == P1_FIRST || (k == P1_ALL && !callee);
+			xp_fb *f = NULL;
+			int same = -1;
+			xp_diags *d1 = xp_diags_new(0), *d2 = xp_diags_new(0);
+			xp_err e1 = xp_db_open_mem(buf, len, "m", &f, d1);
+			xp_fb_free(f);
+			xp_err e2 = xp_db_open_mem_like(buf, len, "m", likes, 1, &same,
+			                                &f, d2);
+			xp_fb_free(f);
+			CHECK_EQ(e1, valid ? XP_E_OK : XP_E_CORRUPT);
+			CHECK_EQ(e2, e1);
+			CHECK_EQ(same, valid);
+			char *s1 = diag_text(d1), *s2 = diag_text(d2);
+			CHECK_STR(s1, s2);
+			if (k == P1_ALL && callee)
+				CHECK(strstr(s1, "\"a_callee\" is not referenced") != NULL);
+			free(s1);
+			free(s2);
+			xp_diags_free(d1);
+			xp_diags_free(d2);
+			free(buf);
+		}
+		xp_fb_free(like);
+		xp_fb_free(t);
+		free(tb);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -435,19 +480,27 @@ static void test_merger(void)
 		int rival = (int)(rnd() % 3) - 1;
 		int rival_at = rival ? (int)(rnd() % 3) : -1;
 		int n = 2 + (int)(rnd() % (MAXIN - 2));
-		int run = 0;
+		/* Up to eight layouts in any order (nine with a rival): an
+		 * input of a layout seen before goes to that one's delta,
+		 * while the merger keeps its template. */
+		int nlay = 1 + (int)(rnd() % 8);
+		int seen[8] = {0};
 		for (int i = 0; i < n; i++) {
 			variant v = {0};
+			int lay = (int)(rnd() % (unsigned)nlay);
 			if (i == rival_at) {
 				v.rival = rival;
 			} else {
 				v.other_values = rnd() % 4 == 0;
-				v.other_shape = rnd() % 6 == 0;
+				v.other_shape = lay & 1;
+				v.other_callee = lay >> 1 & 1;
+				v.no_stat = lay >> 2;
 				v.big = round % 7 == 0;
 			}
-			put_input(&in, dir, &v, rnd() % 10 == 0);
-			run = !v.rival && !v.other_shape ? run + 1 : 0;
-			delta_runs += run >= 2;
+			int text = rnd() % 10 == 0;
+			put_input(&in, dir, &v, text);
+			if (!v.rival && !text)
+				delta_runs += seen[lay]++ > 0;
 		}
 		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3),
 		                   rnd() % 2 ? XP_MISMATCH_WARN : XP_MISMATCH_SKIP,
@@ -469,6 +522,7 @@ static void test_merger(void)
 int main(void)
 {
 	RUN(test_reader);
+	RUN(test_reader_vp_proc);
 	RUN(test_merger);
 	return unit_done();
 }
