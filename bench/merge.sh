@@ -14,14 +14,16 @@
 #   merge-8-mix   the 8 databases, every other one in another layout
 #                 (xprof_merge's canonical order instead of the text's),
 #                 so that no input has the layout of the one before it
+#   merge-1       one database: xprof_merge alone, its input added record
+#                 by record (no target; for the cost of a first input)
 #
 # each $BENCH_RUNS times (default 5), and prints the best time, the
 # throughput in MB/s of database input (1 MB = 10^6 bytes), the peak RSS,
 # and the targets: at least 1000 MB/s, and a peak RSS for 100 inputs no
 # larger than for 8 (within 10%, plus 4 MiB of slack).  Inputs with the
-# layout of the one before them are checked and added by their counts
-# alone (xprof_merge(1), PERFORMANCE); merge-8-mix shows the speed of
-# inputs added record by record.
+# layout of one before them are checked and added by their counts alone
+# (xprof_merge(1), PERFORMANCE); merge-8-mix shows that two layouts in
+# turn keep that speed, and merge-1 what an input of a new layout costs.
 #
 # A missed target is reported, not an error: the exit status is 0 unless
 # something failed.
@@ -99,6 +101,7 @@ list_bytes() {
 in8=$(list_bytes "$list8")
 in100=$(list_bytes "$list100")
 inmix=$(list_bytes "$listmix")
+in1=$db_bytes
 
 echo "xprof_merge benchmark"
 describe_runs
@@ -110,17 +113,22 @@ runs merge-100 "$BENCH_DIR/merge-out" "$MERGE" -q -o "$BENCH_DIR/merge-out" "@$l
 t100=$best rss100=$rss
 runs merge-8-mix "$BENCH_DIR/merge-out" "$MERGE" -q -o "$BENCH_DIR/merge-out" "@$listmix"
 tmix=$best rssmix=$rss
+runs merge-1 "$BENCH_DIR/merge-out" "$MERGE" -q -o "$BENCH_DIR/merge-out" "$dbs/db1"
+t1=$best rss1=$rss
 rm -rf "$BENCH_DIR/merge-out"
 
 r8=$(mbps "$in8" "$t8")
 r100=$(mbps "$in100" "$t100")
 rmix=$(mbps "$inmix" "$tmix")
+r1=$(mbps "$in1" "$t1")
 printf '  merge-8:     %8.3f s  %7s MB/s of database input  peak RSS %s MiB\n' \
 	"$t8" "$r8" "$(mib "$rss8")"
 printf '  merge-100:   %8.3f s  %7s MB/s of database input  peak RSS %s MiB\n' \
 	"$t100" "$r100" "$(mib "$rss100")"
 printf '  merge-8-mix: %8.3f s  %7s MB/s of database input  peak RSS %s MiB\n' \
 	"$tmix" "$rmix" "$(mib "$rssmix")"
+printf '  merge-1:     %8.3f s  %7s MB/s of database input  peak RSS %s MiB\n' \
+	"$t1" "$r1" "$(mib "$rss1")"
 v8=$(verdict "$r8" ">=" 1000)
 v100=$(verdict "$r100" ">=" 1000)
 vmix=$(verdict "$rmix" ">=" 1000)

@@ -95,6 +95,7 @@ typedef struct {
 	uint64_t dropseq;   /* last input whose version of it was dropped */
 	unsigned stats;
 	int dropped;        /* dropped when finishing */
+	uint64_t max, sum;  /* stats of the result (settle) */
 	uint32_t ncnt;
 	uint32_t *cid;
 	uint64_t *cval;
@@ -138,6 +139,7 @@ typedef struct {
 	uint32_t nline, cap;
 	uint32_t *lines;
 	int unsorted;         /* lines is not in strictly increasing order */
+	uint32_t nout;        /* lines with block refs, when finishing */
 } asrc;
 
 typedef struct {
@@ -2189,11 +2191,17 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 			aproc *p = &m->pr[pi];
 			if (p->dropped)
 				continue;
+			uint64_t max = 0, sum = 0;
 			for (uint32_t k = 0; k < p->ncnt; k++) {
-				if (p->cval[k] > o->max)
-					o->max = p->cval[k];
-				o->sum = sat_add(o->sum, p->cval[k]);
+				if (p->cval[k] > max)
+					max = p->cval[k];
+				sum = sat_add(sum, p->cval[k]);
 			}
+			p->max = max;
+			p->sum = sum;
+			if (max > o->max)
+				o->max = max;
+			o->sum = sat_add(o->sum, sum);
 		}
 	}
 	return XP_E_OK;
@@ -2487,10 +2495,12 @@ static xp_err plan(result *R)
 		use(R, s->path);
 		if ((err = sort_u32(s->lines, s->nline, cmp_ln, &c)))
 			return err;
+		s->nout = 0;
 		for (uint32_t k = 0; k < s->nline; k++) {
 			aline *l = &m->ln[s->lines[k]];
 			if (l->nref == 0)
 				continue;
+			s->nout++;
 			n[XP_T_SRCLINES]++;
 			n[XP_T_BLOCKREFS] += l->nref;
 			aref *lr = m->rp + l->first;
@@ -2734,16 +2744,9 @@ static void put_objfile_table(out *o, const result *R, xp_table t)
 			case XP_T_PROCS:
 				put_proc(o, R, p, i, nvpv, &c);
 				continue;
-			case XP_T_STATS: {
-				uint64_t max = 0, sum = 0;
-				for (uint32_t k = 0; k < p->ncnt; k++) {
-					if (p->cval[k] > max)
-						max = p->cval[k];
-					sum = sat_add(sum, p->cval[k]);
-				}
-				put_stats(o, p->stats, max, sum);
+			case XP_T_STATS:
+				put_stats(o, p->stats, p->max, p->sum);
 				break;
-			}
 			case XP_T_COUNTERS:
 				/* By id: the order they are kept in. */
 				for (uint32_t k = 0; k < p->ncnt; k++) {
@@ -2849,13 +2852,14 @@ static void put_srcfile_table(out *o, const result *R, xp_table t)
 	uint32_t nline = 0, nref = 0;
 	for (uint32_t i = 0; i < m->nsf; i++) {
 		const asrc *s = &m->sf[R->sfs[i]];
-		unsigned char *sr = NULL;
 		if (t == XP_T_SRCFILES) {
-			sr = orec(o, XP_RS_SRCFILE);
-			xp_put_le32(sr + XP_SF_PATH, R->sid[s->path]);
-			xp_put_le32(sr + XP_SF_FLINE, nline);
+			unsigned char *r = orec(o, XP_RS_SRCFILE);
+			xp_put_le32(r + XP_SF_PATH, R->sid[s->path]);
+			xp_put_le32(r + XP_SF_FLINE, nline);
+			xp_put_le32(r + XP_SF_NLINE, s->nout);
+			nline += s->nout;
+			continue;
 		}
-		uint32_t first = nline;
 		for (uint32_t k = 0; k < s->nline; k++) {
 			const aline *l = &m->ln[s->lines[k]];
 			if (l->nref == 0)
@@ -2880,8 +2884,6 @@ static void put_srcfile_table(out *o, const result *R, xp_table t)
 			}
 			nref += l->nref;
 		}
-		if (sr)
-			xp_put_le32(sr + XP_SF_NLINE, nline - first);
 	}
 }
 
