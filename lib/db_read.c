@@ -1192,7 +1192,8 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 			continue;
 		/* Laid out as lk, if it has lk's shape. */
 		for (unsigned e = 0; e < XP_DB_NENTRIES; e++)
-			r.off[e] = xp_get_le64(lk->image + dirfield(e, XP_DBE_OFFSET));
+			r.off[e] = xp_get_le64(lk->image +
+			                       dirfield(e, XP_DBE_OFFSET));
 		xp_fb *fb = layout(&r, lk->type, lk->minor, lk->n_proc_names);
 		if (!fb)
 			return XP_E_NOMEM;

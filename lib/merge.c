@@ -920,8 +920,9 @@ static xp_err add_vps(xp_merger *m, aproc *p, const xp_fb *in,
 		for (uint32_t q = 0; q < nvpv; q++) {
 			int has;
 			uint64_t count;
-			uint64_t key = vp_key(smap, in, ip->first_vpval + k * nvpv + q,
-			                      vp.type, &has, &count);
+			uint64_t key = vp_key(smap, in,
+			                      ip->first_vpval + k * nvpv + q, vp.type,
+			                      &has, &count);
 			uint32_t e;
 			for (e = 0; e < r->nv; e++)
 				if (r->v[e].has == has && r->v[e].key == key)
@@ -1090,7 +1091,8 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 				add_zeros(m, p);
 			p->stats |= stats;
 			p->seq = m->seq;
-			return add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
+			return add_vps(m, p, in, m->smap, ip,
+			               io->n_values_per_vp);
 		} else {
 			/* Different versions: the newer one stays. */
 			aproc cand;
@@ -2934,8 +2936,8 @@ static void put_table(out *o, const result *R, xp_table t)
 	case XP_T_IDX_PROGRAMS:
 	case XP_T_IDX_SRCFILES:
 		for (uint32_t i = 0; i < R->n[t]; i++)
-			xp_put_le32(orec(o, XP_RS_INDEX),
-			            t == XP_T_IDX_PROCS && R->pidx ? R->pidx[i] : i);
+			xp_put_le32(orec(o, XP_RS_INDEX), t == XP_T_IDX_PROCS &&
+			                                      R->pidx ? R->pidx[i] : i);
 		break;
 	case XP_T_COUNT_:
 		break;
