@@ -123,7 +123,8 @@ static xp_fb *run_profile(const variant *v)
 			CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
 		}
 	}
-	CHECK(xp_fbb_begin_program(b, S(b, "prog")) == XP_E_OK);
+	/* A path with a colon, which no procedure name may hold. */
+	CHECK(xp_fbb_begin_program(b, S(b, "bin:prog")) == XP_E_OK);
 	CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
 	CHECK(xp_fbb_add_objref(b, S(b, "o1.o")) == XP_E_OK);
 	CHECK(xp_fbb_begin_srcfile(b, S(b, "s.c")) == XP_E_OK);
@@ -276,7 +277,7 @@ static uint32_t str_id(const xp_fb *fb, const char *s)
  */
 static void test_reader_vp_proc(void)
 {
-	enum { P1_FIRST, P1_ALL, INT_COUNT, OUT_OF_RANGE, NCASES };
+	enum { P1_FIRST, P1_ALL, INT_COUNT, OUT_OF_RANGE, COLON, NCASES };
 	for (int callee = 0; callee < 2; callee++) {
 		variant v0 = {.other_callee = callee};
 		xp_fb *t = run_profile(&v0);
@@ -302,12 +303,13 @@ static void test_reader_vp_proc(void)
 				xp_fb_proc(like, p, &pr);
 				xp_fb_vp(like, pr.first_vp, &vp);
 				if (!pr.n_vps || vp.type != XP_VP_PROC ||
-				    (k == P1_FIRST && nproc > 0) ||
-				    (k != P1_FIRST && k != P1_ALL && k != OUT_OF_RANGE))
+				    ((k == P1_FIRST || k == COLON) && nproc > 0) ||
+				    k == INT_COUNT)
 					continue;
 				unsigned char *rec = vv + (size_t)pr.first_vpval *
 				                              XP_RS_VPVAL;
 				uint32_t name = k == OUT_OF_RANGE ? like->nstr + 5
+				                : k == COLON      ? str_id(like, "bin:prog")
 				                                  : str_id(like, "p1");
 				xp_put_le32(rec + XP_VV_VALUE, name);
 				nproc++;
@@ -318,7 +320,7 @@ static void test_reader_vp_proc(void)
 				CHECK_EQ(xp_get_le32(rec + XP_VV_FLAGS), 0);
 				xp_put_le64(rec + XP_VV_COUNT, 3);
 			} else {
-				CHECK_EQ(nproc, k == P1_FIRST ? 1 : 2);
+				CHECK_EQ(nproc, k == P1_FIRST || k == COLON ? 1 : 2);
 			}
 			fix_crc(buf, len);
 			/* a_callee is named by VP_PROC values alone: it must
@@ -339,6 +341,8 @@ static void test_reader_vp_proc(void)
 			CHECK_STR(s1, s2);
 			if (k == P1_ALL && callee)
 				CHECK(strstr(s1, "\"a_callee\" is not referenced") != NULL);
+			if (k == COLON)
+				CHECK(strstr(s1, "\"bin:prog\" holds ':'") != NULL);
 			free(s1);
 			free(s2);
 			xp_diags_free(d1);
