@@ -226,6 +226,13 @@ $(TCOV): tcov/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/tcov
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB) $(LIB_HDRS) | $(B)/tests
 	$(CC) $(XCFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
 
+# unit/mpatrol includes xprof_show's mpatrol report, which uses common/.
+$(B)/tests/mpatrol: tests/unit/mpatrol.c merge/show_mpatrol.c merge/show.h \
+                    common/tool.h $(TOOL_OBJ) tests/unit/unit.h $(LIB) \
+                    $(LIB_HDRS) | $(B)/tests
+	$(CC) $(XCFLAGS) -Itests/unit -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(TOOL_OBJ) $(LIB) $(XLIBS)
+
 $(DCPIGEN): tests/dcpigen.c | $(B)/tests
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "show.h"
+#include "tool.h"
 #include "xprof.h"
 #include "xprof_mpatrol.h"
 
@@ -156,50 +157,33 @@ static void symbol_str(const rctx *c, size_t pos, char *buf, size_t len)
 		snprintf(buf, len, "%s", name);
 }
 
-static void print_symbol(FILE *f, const rctx *c, size_t pos)
+/* The symbol of site pos as symbol_str() gives it, allocated; NULL when
+ * out of memory. */
+static char *symbol_dup(const rctx *c, size_t pos)
 {
-	const xp_mpatrol_site *s = site(c, pos);
-	const char *name = xp_mpatrol_site_name(c->m, s);
+	const char *name = xp_mpatrol_site_name(c->m, site(c, pos));
 	size_t len = (name != NULL ? strlen(name) : 0) + 48;
 	char *buf = malloc(len);
 
-	if (buf == NULL) {
-		fputs("?", f);
-		return;
-	}
-	symbol_str(c, pos, buf, len);
-	fputs(buf, f);
+	if (buf != NULL)
+		symbol_str(c, pos, buf, len);
+	return buf;
+}
+
+static void print_symbol(FILE *f, const rctx *c, size_t pos)
+{
+	char *buf = symbol_dup(c, pos);
+
+	fputs(buf != NULL ? buf : "?", f);
 	free(buf);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
+/* As a JSON string (null when out of memory). */
 static void json_symbol(FILE *f, const rctx *c, size_t pos)
 {
-	const xp_mpatrol_site *s = site(c, pos);
-	const char *name = xp_mpatrol_site_name(c->m, s);
-	size_t len = (name != NULL ? strlen(name) : 0) + 48;
-	char *buf = malloc(len);
+	char *buf = symbol_dup(c, pos);
 
-	if (buf == NULL) {
-		fputs("null", f);
-		return;
-	}
-	symbol_str(c, pos, buf, len);
-	json_str(f, buf);
+	tool_json_str(f, buf);
 	free(buf);
 }
 
@@ -977,7 +961,7 @@ static int mp_report(FILE *f, const xp_mpatrol *m, const mp_report_opts *o,
 		fputs("{\n  \"files\": [", f);
 		for (int i = 0; i < nfiles; i++) {
 			fputs(i ? ", " : "", f);
-			json_str(f, files[i]);
+			tool_json_str(f, files[i]);
 		}
 		fprintf(f, "],\n  \"layout\": \"%s\",\n  \"version\": %" PRIu64
 		        ",\n  \"bounds\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
