@@ -19,14 +19,8 @@
 #include "internal.h"
 #include "unit.h"
 
-static xp_str S(xp_fbb *b, const char *s)
-{
-	xp_str id = XP_NOSTR;
-	xp_err err = xp_fbb_intern(b, s, strlen(s), &id);
-	if (err)
-		unit_fail(__FILE__, __LINE__, "intern");
-	return id;
-}
+/* Short for the many strings below. */
+#define S unit_str
 
 /* A profile with records in every table, all VP types and both stats. */
 static xp_fb *rich_profile(void)

@@ -28,18 +28,11 @@ static uint64_t rng = 0x2545f4914f6cdd1du;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return unit_next(&rng);
 }
 
-static xp_str S(xp_fbb *b, const char *s)
-{
-	xp_str id = XP_NOSTR;
-	CHECK(xp_fbb_intern(b, s, strlen(s), &id) == XP_E_OK);
-	return id;
-}
+/* Short for the many strings below. */
+#define S unit_str
 
 /* How a profile differs from the members' shape. */
 typedef struct {

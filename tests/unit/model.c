@@ -12,12 +12,8 @@
 #include "internal.h"
 #include "unit.h"
 
-static xp_str S(xp_fbb *b, const char *s)
-{
-	xp_str id = XP_NOSTR;
-	CHECK(xp_fbb_intern(b, s, strlen(s), &id) == XP_E_OK);
-	return id;
-}
+/* Short for the many strings below. */
+#define S unit_str
 
 static void test_builder(void)
 {
@@ -190,9 +186,7 @@ static void test_float_shortest(void)
 	char got[64], want[64];
 	int bad = 0;
 	for (int i = 0; i < 200000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		unit_next(&x);
 		double v;
 		memcpy(&v, &x, sizeof v);
 		switch (i % 4) {

@@ -1,6 +1,7 @@
 /*
- * unit.h - the few macros the unit tests are written with, and a reader
- * of whole files (unit_slurp).
+ * unit.h - the few macros the unit tests are written with, a reader of
+ * whole files (unit_slurp), a pseudo-random generator (unit_next) and
+ * the interning of builder strings (unit_str).
  *
  * A unit test program is a main() that runs its test functions with
  * RUN(fn) and ends with `return unit_done();`.  Output follows the
@@ -23,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "xprof.h"
 
 static unsigned unit_failed_checks;
 static unsigned unit_tests_run;
@@ -142,6 +145,24 @@ static inline char *unit_slurp(const char *path, size_t *len)
 		*len = n;
 	}
 	return buf;
+}
+
+/* The next value of a xorshift64 generator whose state (not 0) is *s. */
+static inline uint64_t unit_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The id of string s in builder b; a failure to intern fails the test. */
+static inline xp_str unit_str(xp_fbb *b, const char *s)
+{
+	xp_str id = XP_NOSTR;
+	if (xp_fbb_intern(b, s, strlen(s), &id) != XP_E_OK)
+		unit_fail(__FILE__, __LINE__, "xp_fbb_intern");
+	return id;
 }
 
 /* The exit status of the test program. */
