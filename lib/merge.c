@@ -170,7 +170,7 @@ typedef struct {
  */
 typedef struct {
 	xp_fb *fb;            /* the database, open; NULL: the slot is free */
-	uint64_t used;        /* when an input last had its shape */
+	uint64_t used;        /* inputs added when one last had its shape */
 	xp_buf lost;          /* warnings of its dropped versions, each
 	                         followed by a NUL */
 	uint32_t *smap;       /* its string ids -> pool ids */
@@ -268,7 +268,6 @@ struct xp_merger {
 	tmpl tp[NTMPL];
 	tmpl *rec;            /* the template being added: note the places */
 	uint64_t changed;     /* bumped when an accumulated version changes */
-	uint64_t clock;       /* inputs added by path */
 
 	uint32_t *rank;       /* when finishing: pool id -> place in byte order */
 };
@@ -1782,35 +1781,6 @@ static xp_err add_like(xp_merger *m, tmpl *t, const xp_fb *in, double weight,
 	return XP_E_OK;
 }
 
-/*
- * Adds an input in full, not as a template; the deltas are added first
- * and the templates closed if the input changes an accumulated version.
- */
-static xp_err add_other(xp_merger *m, const xp_fb *in, double weight,
-                        const char *name, xp_diags *d)
-{
-	uint64_t changed = m->changed;
-	xp_err err = flush_all(m);
-	if (!err)
-		err = add_full(m, in, weight, name, d);
-	if (!err && m->changed != changed)
-		err = drop_templates(m, NULL);
-	if (err)
-		m->failed = 1;
-	return err;
-}
-
-xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
-                     const char *name, xp_diags *d)
-{
-	xp_err err;
-	if (!name)
-		name = "<input>";
-	if ((err = check_add(m, weight, name, d)))
-		return err;
-	return add_other(m, in, weight, name, d);
-}
-
 /* Room in t for what adding in as a template notes. */
 static xp_err note_room(tmpl *t, const xp_fb *in)
 {
@@ -1847,6 +1817,46 @@ static tmpl *template_slot(xp_merger *m)
 	return t;
 }
 
+/*
+ * Adds in in full, once every delta is added.  rec, when not NULL, is
+ * the slot of the template in becomes: it is closed, then notes where
+ * in's counts go.  When in changes an accumulated version, the other
+ * templates are closed.
+ */
+static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
+                          double weight, const char *name, xp_diags *d)
+{
+	uint64_t changed = m->changed;
+	xp_err err = flush_all(m);
+	if (!err && rec) {
+		close_template(rec);
+		err = note_room(rec, in);
+	}
+	if (!err) {
+		m->rec = rec;
+		err = add_full(m, in, weight, name, d);
+		m->rec = NULL;
+	}
+	if (!err && rec && in->nstr)
+		memcpy(rec->smap, m->smap, (size_t)in->nstr * sizeof *rec->smap);
+	if (!err && m->changed != changed)
+		err = drop_templates(m, rec);
+	if (err)
+		m->failed = 1;
+	return err;
+}
+
+xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
+                     const char *name, xp_diags *d)
+{
+	xp_err err;
+	if (!name)
+		name = "<input>";
+	if ((err = check_add(m, weight, name, d)))
+		return err;
+	return add_in_full(m, NULL, in, weight, name, d);
+}
+
 xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
                           const char *name, xp_diags *d)
 {
@@ -1862,48 +1872,26 @@ xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
 		like[k] = m->tp[k].fb;
 	if ((err = xp_open_any_like(path, like, NTMPL, &same, &in, d)))
 		return err;
-	m->clock++;
 	if (same) {
 		tmpl *t = &m->tp[same - 1];
-		t->used = m->clock;
 		err = add_like(m, t, in, weight, name, d);
+		t->used = m->count;
 		xp_fb_free(in);
 		if (err)
 			m->failed = 1;
 		return err;
 	}
-	if (!in->image) {
-		/* A text is not kept. */
-		err = add_other(m, in, weight, name, d);
+	/* A database becomes a template; a text is not kept. */
+	tmpl *t = in->image ? template_slot(m) : NULL;
+	err = add_in_full(m, t, in, weight, name, d);
+	if (err || !t) {
+		if (t)
+			close_template(t);
 		xp_fb_free(in);
-		return err;
-	}
-	/* The database becomes a template: note what inputs of its shape
-	 * need. */
-	uint64_t changed = m->changed;
-	tmpl *t = template_slot(m);
-	if (!(err = flush_all(m))) {
-		close_template(t);
-		if (!(err = note_room(t, in))) {
-			m->rec = t;
-			err = add_full(m, in, weight, name, d);
-			m->rec = NULL;
-			if (!err && in->nstr)
-				memcpy(t->smap, m->smap,
-				       (size_t)in->nstr * sizeof *t->smap);
-		}
-	}
-	if (!err && m->changed != changed)
-		err = drop_templates(m, t);
-	if (err) {
-		m->failed = 1;
-		xp_fb_free(in);
-		t->lost.len = 0;
-		t->ntv = 0;
 		return err;
 	}
 	t->fb = in;
-	t->used = m->clock;
+	t->used = m->count;
 	return XP_E_OK;
 }
 
