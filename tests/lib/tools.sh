@@ -5,7 +5,8 @@
 # Every variable keeps a value the environment gives it (tests/run.sh and
 # make check give them all); the defaults suit a plain `make` run from
 # the source tree.  pass NAME and fail NAME WHY print one result; fail
-# also sets $failed, which the script returns at its end.
+# also sets $failed, which the script returns at its end.  refused checks
+# how a tool turned down a bad input.
 
 : "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${XP_O:=$SRCDIR}"
@@ -22,3 +23,21 @@
 failed=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; failed=1; }
+
+# refused NAME STATUS OUT ERR WANT: the verdict on a bad input, which must
+# give exit status 2, no file OUT, and on stderr (saved in ERR) exactly
+# what the file WANT holds.
+refused() {
+	if [ ! -f "$5" ]; then
+		fail "$1" "${5##*/} is missing"
+	elif [ "$2" != 2 ]; then
+		fail "$1" "exit status $2, not 2"
+	elif [ -e "$3" ]; then
+		fail "$1" "an output file was written"
+	elif ! cmp -s "$4" "$5"; then
+		diff -u "$5" "$4" | sed "s/^/    [$1] /" >&2
+		fail "$1" "stderr differs from ${5##*/}"
+	else
+		pass "$1"
+	fi
+}
