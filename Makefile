@@ -13,8 +13,10 @@
 #   make uninstall    PREFIX=/usr/local DESTDIR=
 #
 # All outputs go below $(O) (default: the source tree): $(O)/lib/libxprof.a,
-# $(O)/atob/xprof_atob, $(O)/btoa/xprof_btoa; objects, generated sources and
-# test binaries under $(O)/build.
+# each tool in its folder ($(O)/atob/xprof_atob, $(O)/show/xprof_show, ...);
+# objects, generated sources, dependency files and test binaries under
+# $(O)/build.  Every object records the headers it included (-MMD -MP), so a
+# change to a header rebuilds exactly what uses it.
 #
 # demo, check, check-asan and bench first run build-aux/deps.sh, which
 # installs missing build and test dependencies with apt-get when run as root
@@ -31,6 +33,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter -Ilib -I$(B)/gen
+DEPFLAGS = -MMD -MP
 ifeq ($(XPROF_WERROR),1)
 XCFLAGS += -Werror
 endif
@@ -52,28 +55,30 @@ MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 LIB := $(O)/lib/libxprof.a
+# One tool per folder: NAME/main.c (and the folder's other .c files) make
+# $(O)/NAME/xprof_NAME, linked with common/tool.c and the library.
+TOOL_NAMES := atob btoa merge diff show tcov
 ATOB := $(O)/atob/xprof_atob
 BTOA := $(O)/btoa/xprof_btoa
 MERGE := $(O)/merge/xprof_merge
-DIFF := $(O)/merge/xprof_diff
-SHOW := $(O)/merge/xprof_show
+DIFF := $(O)/diff/xprof_diff
+SHOW := $(O)/show/xprof_show
 TCOV := $(O)/tcov/xprof_tcov
-TOOLS := $(ATOB) $(BTOA) $(if $(wildcard merge/main.c),$(MERGE)) \
-         $(if $(wildcard merge/diff.c),$(DIFF)) \
-         $(if $(wildcard merge/show.c),$(SHOW)) \
-         $(if $(wildcard tcov/main.c),$(TCOV))
+TOOLS := $(foreach t,$(TOOL_NAMES),$(O)/$(t)/xprof_$(t))
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+# The library: every lib/FOLDER/*.c (README.md, Layout, says what each
+# folder holds).
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c \
             $(B)/gen/dcpi_header.tab.c $(B)/gen/dcpi_header.lex.c
 GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
             $(B)/gen/dcpi_header.tab.h $(B)/gen/dcpi_header.lex.h \
             $(B)/gen/crc32c_table.h $(B)/gen/modules.h
-# The modules of the foreign formats: one lib/fmt_NAME.c each.
-MODULES := $(patsubst lib/fmt_%.c,%,$(sort $(wildcard lib/fmt_*.c)))
+# The modules of the foreign formats, in the order of lib/modules.list,
+# which is also the order in which they recognise a file.
+MODULES := $(shell sed -e 's/\#.*//' lib/modules.list)
 LIB_OBJS := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
             $(patsubst $(B)/gen/%.c,$(B)/gen/%.o,$(GEN_SRCS))
-LIB_HDRS := $(wildcard lib/*.h grammar/*.h)
 
 # Test programs: one binary per tests/unit/*.c, and the fuzz-corpus replay
 # driver.  Both are built by `make check`, not by plain `make`.
@@ -84,7 +89,6 @@ REPLAY_SRC := $(wildcard tests/fuzz/replay.c)
 # The checks that the replay driver and the fuzz targets share.
 FUZZ_COMMON := $(filter-out tests/fuzz/replay.c tests/fuzz/fuzz_%.c, \
                  $(sort $(wildcard tests/fuzz/*.c)))
-FUZZ_HDRS := $(wildcard tests/fuzz/*.h)
 # The benchmark's generator of large texts also makes the small generated
 # texts of tests/gen.sh.
 BENCH_GEN := $(B)/bench/gen
@@ -134,8 +138,8 @@ deps-build:
 deps:
 	@$(DEPS) --install
 
-$(B) $(B)/gen $(B)/lib $(B)/tools $(B)/tests $(B)/fuzz $(B)/bench \
-$(B)/common $(O)/lib $(O)/atob $(O)/btoa $(O)/merge $(O)/tcov:
+$(B) $(B)/gen $(B)/build-aux $(B)/tests $(B)/fuzz $(B)/bench $(O)/lib \
+$(foreach t,$(TOOL_NAMES),$(O)/$(t)):
 	@mkdir -p $@
 
 # Generated sources ------------------------------------------------------
@@ -157,89 +161,73 @@ $(B)/gen/dcpi_header.lex.c $(B)/gen/dcpi_header.lex.h: grammar/dcpi_header.l | $
 	    -o $(B)/gen/dcpi_header.lex.c $<
 
 # Rewritten only when the list of modules changes.
-$(B)/gen/modules.h: FORCE | $(B)/gen
+$(B)/gen/modules.h: lib/modules.list FORCE | $(B)/gen
 	@printf '%s\n' $(foreach m,$(MODULES),'XP_MODULE($(m))') > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(B)/tools/gencrc: tools/gencrc.c | $(B)/tools
+$(B)/build-aux/gencrc: build-aux/gencrc.c | $(B)/build-aux
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-$(B)/gen/crc32c_table.h: $(B)/tools/gencrc | $(B)/gen
-	$(B)/tools/gencrc > $@.tmp && mv $@.tmp $@
+$(B)/gen/crc32c_table.h: $(B)/build-aux/gencrc | $(B)/gen
+	$(B)/build-aux/gencrc > $@.tmp && mv $@.tmp $@
 
 # Library -----------------------------------------------------------------
 
-$(B)/lib/%.o: lib/%.c $(LIB_HDRS) $(GEN_HDRS) | $(B)/lib
-	$(CC) $(XCFLAGS) $(CFLAGS) -c -o $@ $<
+# The generated headers come first (order only); after that each object's
+# .d file names the headers it really includes.
+$(B)/lib/%.o: lib/%.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Generated code is not held to the warning flags of our own code.
 GEN_XCFLAGS = $(XCFLAGS) -Wno-unused-function -Wno-sign-compare \
               -Wno-missing-prototypes -Igrammar
-$(B)/gen/%.o: $(B)/gen/%.c $(GEN_HDRS) $(LIB_HDRS)
-	$(CC) $(GEN_XCFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/gen/%.o: $(B)/gen/%.c | $(GEN_HDRS)
+	$(CC) $(GEN_XCFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# Several folders have a merge.c or a module.c: the archive is always made
+# anew, so that members of the same name are all kept.
 $(LIB): $(LIB_OBJS) | $(O)/lib
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
 # Tools -------------------------------------------------------------------
 
-# What every tool shares: printing diagnostics, usage errors, tables, JSON.
-TOOL_OBJ := $(B)/common/tool.o
-$(TOOL_OBJ): common/tool.c common/tool.h lib/xprof.h | $(B)/common
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) -c -o $@ $<
+# The objects of the tools, and of common/tool.c, which every tool shares
+# (printing diagnostics, usage errors, tables, JSON).
+TOOL_OBJ := $(B)/tools/common/tool.o
+$(B)/tools/%.o: %.c | $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -Icommon -I$(<D) $(CFLAGS) -c -o $@ $<
 
-$(ATOB): atob/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/atob
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
-
-$(BTOA): btoa/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/btoa
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
-
-$(MERGE): merge/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
-
-$(DIFF): merge/diff.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/merge
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
-
-# The reports of the foreign formats: one merge/show_NAME.c each.
-SHOW_SRCS := $(sort $(wildcard merge/show_*.c))
-SHOW_REPORTS := $(patsubst merge/show_%.c,%,$(SHOW_SRCS))
-$(B)/gen/show_reports.h: FORCE | $(B)/gen
-	@printf '%s\n' $(foreach m,$(SHOW_REPORTS),'SHOW_REPORT($(m))') > $@.tmp; \
-	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-
-$(SHOW): merge/show.c merge/show.h $(SHOW_SRCS) $(B)/gen/show_reports.h $(LIB) \
-         $(TOOL_OBJ) common/tool.h | $(O)/merge
-	$(CC) $(XCFLAGS) -Icommon -Imerge $(CFLAGS) $(LDFLAGS) -o $@ merge/show.c \
-	    $(SHOW_SRCS) $(TOOL_OBJ) $(LIB) $(XLIBS)
-
-$(TCOV): tcov/main.c $(LIB) $(TOOL_OBJ) common/tool.h | $(O)/tcov
-	$(CC) $(XCFLAGS) -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) \
-	    $(XLIBS)
+# The one link rule: $(O)/NAME/xprof_NAME from the objects of NAME/*.c.
+define tool_link
+$(O)/$(1)/xprof_$(1): $(patsubst %.c,$(B)/tools/%.o,$(sort $(wildcard $(1)/*.c))) \
+                      $(TOOL_OBJ) $(LIB) | $(O)/$(1)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(LIB) $$(XLIBS)
+endef
+$(foreach t,$(TOOL_NAMES),$(eval $(call tool_link,$(t))))
 
 # Tests -------------------------------------------------------------------
 
-$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB) $(LIB_HDRS) | $(B)/tests
-	$(CC) $(XCFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+# Test programs are compiled and linked in one step; their .d files sit
+# beside them.
+$(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests $(GEN_HDRS)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/unit $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $< $(LIB) $(XLIBS)
 
 # unit/mpatrol includes xprof_show's mpatrol report, which uses common/.
-$(B)/tests/mpatrol: tests/unit/mpatrol.c merge/show_mpatrol.c merge/show.h \
-                    common/tool.h $(TOOL_OBJ) tests/unit/unit.h $(LIB) \
-                    $(LIB_HDRS) | $(B)/tests
-	$(CC) $(XCFLAGS) -Itests/unit -Icommon $(CFLAGS) $(LDFLAGS) -o $@ $< \
-	    $(TOOL_OBJ) $(LIB) $(XLIBS)
+$(B)/tests/mpatrol: tests/unit/mpatrol.c $(TOOL_OBJ) $(LIB) \
+                    | $(B)/tests $(GEN_HDRS)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/unit -Icommon -Ishow \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(XLIBS)
 
 $(DCPIGEN): tests/dcpigen.c | $(B)/tests
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-$(REPLAY): tests/fuzz/replay.c $(FUZZ_COMMON) $(FUZZ_HDRS) $(LIB) $(LIB_HDRS) \
-          | $(B)/tests
-	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) $(LDFLAGS) -o $@ \
-	    tests/fuzz/replay.c $(FUZZ_COMMON) $(LIB) $(XLIBS)
+$(REPLAY): tests/fuzz/replay.c $(FUZZ_COMMON) $(LIB) | $(B)/tests $(GEN_HDRS)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/fuzz $(CFLAGS) $(LDFLAGS) \
+	    -o $@ tests/fuzz/replay.c $(FUZZ_COMMON) $(LIB) $(XLIBS)
 
 .PHONY: test-bins
 test-bins: $(LIB) $(TOOLS) $(TEST_BINS)
@@ -302,9 +290,8 @@ fuzz:
 
 fuzz-build: $(FUZZ_BINS)
 
-$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_COMMON) $(FUZZ_HDRS) $(LIB) $(LIB_HDRS) \
-             | $(B)/fuzz
-	$(CC) $(XCFLAGS) -Itests/fuzz $(CFLAGS) \
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_COMMON) $(LIB) | $(B)/fuzz $(GEN_HDRS)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/fuzz $(CFLAGS) \
 	    -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_COMMON) \
 	    $(LIB) $(XLIBS)
 
@@ -335,8 +322,9 @@ bench-run: $(LIB) $(TOOLS) $(BENCH_GEN) $(BENCH_RUSAGE)
 $(BENCH_RUSAGE): bench/rusage.c | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-$(BENCH_GEN): bench/gen.c $(LIB) $(LIB_HDRS) | $(B)/bench
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(XLIBS)
+$(BENCH_GEN): bench/gen.c $(LIB) | $(B)/bench $(GEN_HDRS)
+	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(LIB) $(XLIBS)
 
 # Install -----------------------------------------------------------------
 
@@ -382,4 +370,8 @@ uninstall:
 .PHONY: clean
 clean:
 	rm -rf build build-asan build-fuzz build-bench $(B) $(LIB) $(TOOLS) \
-	    lib/libxprof.a atob/xprof_atob btoa/xprof_btoa xprof.pc
+	    lib/libxprof.a xprof.pc \
+	    $(foreach t,$(TOOL_NAMES),$(t)/xprof_$(t))
+
+# The headers each object, test program and tool included.
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

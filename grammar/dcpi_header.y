@@ -3,8 +3,8 @@
  * (dcpi(5); ../shared/specs/dcpi-profile.txt gives it in BNF).
  *
  * A pure, reentrant parser with locations; the scanner is
- * grammar/dcpi_header.l, and lib/dcpi_header.c checks what the grammar
- * cannot say and keeps the lines (the xpd_on_* handlers).
+ * grammar/dcpi_header.l, and lib/dcpi/header.c checks what the grammar
+ * cannot say and keeps the lines (the xp_dh_on_* handlers).
  *
  * The specification's grammar, and how it maps here:
  *
@@ -58,26 +58,26 @@
  */
 
 %define api.pure full
-%define api.prefix {xpd_}
-%define api.value.type {xpd_tok}
-%define api.location.type {xpd_loc}
+%define api.prefix {xp_dh_}
+%define api.value.type {xp_dh_tok}
+%define api.location.type {xp_dh_loc}
 %define parse.error custom
 %define parse.lac full
 %locations
 %expect 0
 
 %param {yyscan_t scanner}
-%parse-param {xpd_parser *P}
+%parse-param {xp_dh_parser *P}
 
 %code requires {
-#include "dcpi_header.h"
+#include "dcpi/header.h"
 }
 
 %code {
 #include <stdio.h>
 
-int xpd_lex(XPD_STYPE *lval, XPD_LTYPE *lloc, yyscan_t scanner);
-static void yyerror(const XPD_LTYPE *loc, yyscan_t scanner, xpd_parser *P,
+int xp_dh_lex(XP_DH_STYPE *lval, XP_DH_LTYPE *lloc, yyscan_t scanner);
+static void yyerror(const XP_DH_LTYPE *loc, yyscan_t scanner, xp_dh_parser *P,
                     const char *msg);
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                       \
@@ -92,7 +92,7 @@ static void yyerror(const XPD_LTYPE *loc, yyscan_t scanner, xpd_parser *P,
 #define H(call)                                                           \
 	do {                                                              \
 		call;                                                     \
-		if (xpd_stopped(P))                                       \
+		if (xp_dh_stopped(P))                                       \
 			YYABORT;                                          \
 	} while (0)
 }
@@ -127,18 +127,18 @@ lines:
 	;
 
 line:
-	K_HEXKW SEP T_HEX EOL	{ H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| K_DECKW SEP T_DEC EOL	{ H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| K_TIMEKW SEP T_TIME EOL { H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| K_VERKW SEP T_VER EOL	{ H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| K_RESTKW SEP T_REST EOL { H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| T_WORD SEP T_REST EOL	{ H(xpd_on_line(P, &$1, &@1, &$3, &@3)); }
-	| error EOL		{ yyerrok; H(xpd_on_bad_line(P)); }
+	K_HEXKW SEP T_HEX EOL	{ H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| K_DECKW SEP T_DEC EOL	{ H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| K_TIMEKW SEP T_TIME EOL { H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| K_VERKW SEP T_VER EOL	{ H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| K_RESTKW SEP T_REST EOL { H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| T_WORD SEP T_REST EOL	{ H(xp_dh_on_line(P, &$1, &@1, &$3, &@3)); }
+	| error EOL		{ yyerrok; H(xp_dh_on_bad_line(P)); }
 	;
 
 terminator:
-	K_SAMPLES pad EOL	{ H(xpd_on_samples(P, &@1)); }
-	| K_SAMPLES error EOL	{ yyerrok; H(xpd_on_bad_line(P)); }
+	K_SAMPLES pad EOL	{ H(xp_dh_on_samples(P, &@1)); }
+	| K_SAMPLES error EOL	{ yyerrok; H(xp_dh_on_bad_line(P)); }
 	;
 
 pad:
@@ -149,11 +149,11 @@ pad:
 %%
 
 /* Called by bison only when its stacks cannot grow. */
-static void yyerror(const XPD_LTYPE *loc, yyscan_t scanner, xpd_parser *P,
+static void yyerror(const XP_DH_LTYPE *loc, yyscan_t scanner, xp_dh_parser *P,
                     const char *msg)
 {
 	(void)scanner;
-	xpd_report(P, loc, "%s", msg);
+	xp_dh_report(P, loc, "%s", msg);
 }
 
 /* How a token is named in "expecting ..." lists. */
@@ -174,12 +174,12 @@ static const char *expect_name(yysymbol_kind_t k)
 }
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
-                                 xpd_parser *P)
+                                 xp_dh_parser *P)
 {
 	enum { MAXEXP = 12 };
 	yysymbol_kind_t exp[MAXEXP];
 	yysymbol_kind_t la = yypcontext_token(ctx);
-	const xpd_loc *loc = yypcontext_location(ctx);
+	const xp_dh_loc *loc = yypcontext_location(ctx);
 	const char *ltext;
 	size_t llen;
 	int n = yypcontext_expected_tokens(ctx, exp, MAXEXP);
@@ -187,7 +187,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 	char what[128];
 	char expects[256] = "";
 
-	xpd_scanner_last(scanner, &ltext, &llen);
+	xp_dh_scanner_last(scanner, &ltext, &llen);
 	for (int i = 0; i < n; i++) {
 		if (exp[i] == YYSYMBOL_T_WORD)
 			line_start = 1;
@@ -195,7 +195,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 			samples = 1;
 	}
 	if (la == YYSYMBOL_YYEOF && samples) {
-		xpd_no_samples(P, loc);
+		xp_dh_no_samples(P, loc);
 		return 0;
 	}
 	switch (la) {
@@ -234,6 +234,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 			                        : i == n - 1 ? " or " : ", ",
 			                        expect_name(exp[i]));
 	}
-	xpd_report(P, loc, "unexpected %s%s", what, expects);
+	xp_dh_report(P, loc, "unexpected %s%s", what, expects);
 	return 0;
 }

@@ -3,8 +3,8 @@
  *
  * A pure, reentrant parser with locations; the scanner is
  * grammar/xprof_text.l and the semantic checks and the building of the
- * profile live in lib/text_parse.c, reached through the xpt_on_* handlers
- * (lib/text_parse.h).
+ * profile live in lib/feedback/text_parse.c, reached through the xp_tx_on_* handlers
+ * (lib/feedback/text_parse.h).
  *
  * Choices, and why:
  *
@@ -21,7 +21,7 @@
  *
  *  - Only non-canonical lines reach the grammar.  A canonical line (what
  *    xprof_btoa writes, nearly every line of a real file) is decoded by
- *    the scanner into an xpt_line and handed to its handler there, with
+ *    the scanner into an xp_tx_line and handed to its handler there, with
  *    no token at all: a token per line cost a shift and two reductions
  *    each, a large share of the parse.  That is safe because the scanner
  *    is asked for a token at a line start only once the parser has
@@ -30,7 +30,7 @@
  *    so the handlers still run in line order.  Any other line arrives as
  *    a keyword (K_*, or a generic token for counter records and block
  *    refs, which have none) followed by generic field tokens and EOL; the
- *    action builds the same xpt_line from them and calls the same
+ *    action builds the same xp_tx_line from them and calls the same
  *    handler, so both forms build the same profile.
  *
  *  - Generic tokens are typed by their shape: T_UINT (digits), T_SINT
@@ -71,26 +71,26 @@
  */
 
 %define api.pure full
-%define api.prefix {xpt_}
-%define api.value.type {xpt_tok}
-%define api.location.type {xpt_loc}
+%define api.prefix {xp_tx_}
+%define api.value.type {xp_tx_tok}
+%define api.location.type {xp_tx_loc}
 %define parse.error custom
 %define parse.lac full
 %locations
 %expect 0
 
 %param {yyscan_t scanner}
-%parse-param {xpt_parser *P}
+%parse-param {xp_tx_parser *P}
 
 %code requires {
-#include "text_parse.h"
+#include "feedback/text_parse.h"
 }
 
 %code {
 #include <stdio.h>
 
-int xpt_lex(XPT_STYPE *lval, XPT_LTYPE *lloc, yyscan_t scanner);
-static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
+int xp_tx_lex(XP_TX_STYPE *lval, XP_TX_LTYPE *lloc, yyscan_t scanner);
+static void yyerror(const XP_TX_LTYPE *loc, yyscan_t scanner, xp_tx_parser *P,
                     const char *msg);
 
 /* A nonterminal starts where its first symbol starts; an empty one where
@@ -107,11 +107,11 @@ static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
 #define H(call)                                                           \
 	do {                                                              \
 		call;                                                     \
-		if (xpt_stopped(P))                                       \
+		if (xp_tx_stopped(P))                                       \
 			YYABORT;                                          \
 	} while (0)
 
-static void l_init(xpt_line *L, const xpt_loc *loc)
+static void l_init(xp_tx_line *L, const xp_tx_loc *loc)
 {
 	L->lstart = loc->lstart;
 	L->loff = loc->loff;
@@ -121,7 +121,7 @@ static void l_init(xpt_line *L, const xpt_loc *loc)
 	L->has_s = 0;
 }
 
-static void l_num(xpt_line *L, int i, const xpt_tok *t)
+static void l_num(xp_tx_line *L, int i, const xp_tx_tok *t)
 {
 	L->v[i] = t->v;
 	L->col[i] = t->col;
@@ -129,7 +129,7 @@ static void l_num(xpt_line *L, int i, const xpt_tok *t)
 		L->f_ovf |= 1u << i;
 }
 
-static void l_name(xpt_line *L, const xpt_tok *t)
+static void l_name(xp_tx_line *L, const xp_tx_tok *t)
 {
 	L->s = t->s;
 	L->slen = t->len;
@@ -138,7 +138,7 @@ static void l_name(xpt_line *L, const xpt_tok *t)
 }
 
 /* line[:col] into fields i and i+1. */
-static void l_linecol(xpt_line *L, int i, const xpt_tok *t)
+static void l_linecol(xp_tx_line *L, int i, const xp_tx_tok *t)
 {
 	l_num(L, i, t);
 	if (t->len > 0 && memchr(t->s, ':', t->len)) {
@@ -179,12 +179,12 @@ static void l_linecol(xpt_line *L, int i, const xpt_tok *t)
 %%
 
 file:
-	header lines		{ H(xpt_on_end(P)); }
+	header lines		{ H(xp_tx_on_end(P)); }
 	;
 
 header:
 	K_HEADER version counts type HEND
-				{ H(xpt_on_header(P, &$2, &@2, &$4, &@4)); }
+				{ H(xp_tx_on_header(P, &$2, &@2, &$4, &@4)); }
 	| error HEND		{ yyerrok; }
 	;
 
@@ -195,7 +195,7 @@ version:
 
 counts:
 	%empty
-	| counts T_UINT		{ H(xpt_on_header_count(P, &$2, &@2)); }
+	| counts T_UINT		{ H(xp_tx_on_header_count(P, &$2, &@2)); }
 	;
 
 type:
@@ -211,7 +211,7 @@ lines:
 line:
 	K_OBJFILE name T_UINT T_UINT T_UINT T_UINT T_HEX T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
 			l_num(&L, 0, &$3);
@@ -220,11 +220,11 @@ line:
 			l_num(&L, 3, &$6);
 			l_num(&L, 4, &$7);
 			l_num(&L, 5, &$8);
-			H(xpt_on_objfile(P, &L));
+			H(xp_tx_on_objfile(P, &L));
 		}
 	| K_PROC name T_HEX T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
 			l_num(&L, 0, &$3);
@@ -235,129 +235,129 @@ line:
 			l_num(&L, 5, &$8);
 			l_num(&L, 6, &$9);
 			l_num(&L, 7, &$10);
-			H(xpt_on_proc(P, &L));
+			H(xp_tx_on_proc(P, &L));
 		}
 	| K_STAT T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
 			l_num(&L, 0, &$2);
-			H(xpt_on_stat(P, &L));
+			H(xp_tx_on_stat(P, &L));
 		}
 	| T_UINT T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
-			H(xpt_on_counter(P, &L));
+			H(xp_tx_on_counter(P, &L));
 		}
 	| K_VP T_UINT T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
 			l_num(&L, 0, &$2);
 			l_num(&L, 1, &$3);
-			H(xpt_on_vp(P, &L));
+			H(xp_tx_on_vp(P, &L));
 		}
 	| K_VP T_UINT T_UINT name EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
 			l_num(&L, 0, &$2);
 			l_num(&L, 1, &$3);
 			l_name(&L, &$4);
-			H(xpt_on_vp(P, &L));
+			H(xp_tx_on_vp(P, &L));
 		}
 	| K_BLOCK T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
-			H(xpt_on_block(P, &L));
+			H(xp_tx_on_block(P, &L));
 		}
 	| K_EDGE T_UINT T_BREF T_BREF EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
 			l_num(&L, 2, &$3);
 			l_num(&L, 3, &$4);
-			H(xpt_on_edge(P, &L));
+			H(xp_tx_on_edge(P, &L));
 		}
 	| K_TUPLE T_BREF linecol EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
 			l_linecol(&L, 2, &$3);
-			H(xpt_on_tuple(P, &L));
+			H(xp_tx_on_tuple(P, &L));
 		}
 	| K_TUPLE T_BREF linecol name EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
 			l_linecol(&L, 2, &$3);
 			l_name(&L, &$4);
-			H(xpt_on_tuple(P, &L));
+			H(xp_tx_on_tuple(P, &L));
 		}
 	| K_PROGRAM name T_UINT T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
 			l_num(&L, 0, &$3);
 			l_num(&L, 1, &$4);
-			H(xpt_on_program(P, &L));
+			H(xp_tx_on_program(P, &L));
 		}
 	| K_OBJREF name EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			H(xpt_on_objref(P, &L));
+			H(xp_tx_on_objref(P, &L));
 		}
 	| K_COMDAT name EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			H(xpt_on_comdat(P, &L));
+			H(xp_tx_on_comdat(P, &L));
 		}
 	| K_SRCFILE name T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
 			l_num(&L, 0, &$3);
-			H(xpt_on_srcfile(P, &L));
+			H(xp_tx_on_srcfile(P, &L));
 		}
 	| K_SRCLINE linecol T_UINT EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_linecol(&L, 0, &$2);
 			l_num(&L, 2, &$3);
-			H(xpt_on_srcline(P, &L));
+			H(xp_tx_on_srcline(P, &L));
 		}
 	| T_BREF T_UINT name EOL
 		{
-			xpt_line L;
+			xp_tx_line L;
 			l_init(&L, &@1);
 			l_num(&L, 0, &$1);
 			l_num(&L, 1, &$2);
 			l_name(&L, &$3);
-			H(xpt_on_blockref(P, &L));
+			H(xp_tx_on_blockref(P, &L));
 		}
-	| error EOL		{ yyerrok; xpt_on_bad_line(P); }
+	| error EOL		{ yyerrok; xp_tx_on_bad_line(P); }
 	;
 
 linecol:
@@ -377,11 +377,11 @@ name:
 %%
 
 /* Called by bison only when its stacks cannot grow. */
-static void yyerror(const XPT_LTYPE *loc, yyscan_t scanner, xpt_parser *P,
+static void yyerror(const XP_TX_LTYPE *loc, yyscan_t scanner, xp_tx_parser *P,
                     const char *msg)
 {
 	(void)scanner;
-	xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col, "%s", msg);
+	xp_tx_report(P, loc->lstart, loc->loff, loc->line, loc->col, "%s", msg);
 }
 
 /* How a token is named in "expecting ..." lists. */
@@ -410,21 +410,21 @@ static int is_name_token(yysymbol_kind_t k)
 }
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
-                                 xpt_parser *P)
+                                 xp_tx_parser *P)
 {
 	enum { MAXEXP = 8 };
 	yysymbol_kind_t exp[MAXEXP];
 	yysymbol_kind_t la = yypcontext_token(ctx);
-	const xpt_loc *loc = yypcontext_location(ctx);
+	const xp_tx_loc *loc = yypcontext_location(ctx);
 	const char *ltext;
 	size_t llen;
-	xpt_scanner_last(scanner, &ltext, &llen);
+	xp_tx_scanner_last(scanner, &ltext, &llen);
 	int n = yypcontext_expected_tokens(ctx, exp, MAXEXP);
 	char what[128];
 	char expects[256] = "";
 
 	if (la != YYSYMBOL_EOL && la != YYSYMBOL_YYEOF && la != YYSYMBOL_HEND)
-		xpt_scanner_skip_line(scanner);
+		xp_tx_scanner_skip_line(scanner);
 
 	int has_word = 0, has_header = 0;
 	for (int i = 0; i < n; i++) {
@@ -434,7 +434,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 			has_header = 1;
 	}
 	if (has_header && (la == YYSYMBOL_YYEOF || la == YYSYMBOL_HEND)) {
-		xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col,
+		xp_tx_report(P, loc->lstart, loc->loff, loc->line, loc->col,
 		          "missing PROFILE-FEEDBACK-DATA: header");
 		return 0;
 	}
@@ -482,7 +482,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		if (listed > 4)
 			expects[0] = 0;
 	}
-	xpt_report(P, loc->lstart, loc->loff, loc->line, loc->col,
+	xp_tx_report(P, loc->lstart, loc->loff, loc->line, loc->col,
 	          "unexpected %s%s", what, expects);
 	return 0;
 }

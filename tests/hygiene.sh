@@ -4,7 +4,7 @@
 # global state, and never prints or ends the process.
 #
 # Cases:
-#   warnings lib/X.c          lib/X.c compiles with the build's flags plus
+#   warnings lib/D/X.c        lib/D/X.c compiles with the build's flags plus
 #                             -Werror (-std=c11 -Wall -Wextra and more)
 #   warnings gen/X.c          the same for the generated grammar code, with
 #                             the few warnings the Makefile relaxes for it
@@ -17,8 +17,12 @@
 #                             those are told apart from writable data
 #   no output or exit X.o     no reference to stdio output, stdout/stderr,
 #                             exit/abort or assert (which aborts)
-#   libbfd confined           lib/symbolize.c is the only source file that
-#                             includes bfd.h
+#   libbfd confined           lib/symbolize/symbolize.c is the only source
+#                             file that includes bfd.h
+#   namespace                 every global symbol libxprof.a defines starts
+#                             with xp_ or XP_ (the flex and bison code too),
+#                             so a program linked with it meets no other
+#                             name of ours
 #
 # The object checks look at $XP_O/lib/libxprof.a.  Under the sanitizers
 # (XP_SANITIZE=1) the instrumented objects carry the sanitizers' own data
@@ -73,12 +77,14 @@ compile() {
 }
 
 nsrc=0
-for src in lib/*.c; do
+# Several folders have a merge.c: objects are named after folder and file.
+for src in lib/*/*.c; do
 	[ -f "$src" ] || continue
 	nsrc=$((nsrc + 1))
-	compile "warnings $src" "$src" "$objdir/$(basename "$src" .c).o"
+	obj=$(echo "${src#lib/}" | tr / _)
+	compile "warnings $src" "$src" "$objdir/${obj%.c}.o"
 done
-[ "$nsrc" -gt 0 ] || fail "warnings: no lib/*.c found"
+[ "$nsrc" -gt 0 ] || fail "warnings: no lib/*/*.c found"
 
 for src in "$XP_BUILD"/gen/*.c; do
 	[ -f "$src" ] || continue
@@ -91,8 +97,9 @@ done
 # libbfd: one file of the library speaks to it, so that the rest builds
 # and reads the same without knowing its types.
 users=$(grep -l '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]bfd\.h[>"]' \
-	lib/*.c lib/*.h grammar/* common/* atob/*.c btoa/*.c merge/*.c \
-	tcov/*.c 2>/dev/null | grep -v '^lib/symbolize\.c$')
+	lib/*.h lib/*/*.c lib/*/*.h grammar/* common/* atob/*.c btoa/*.c \
+	merge/*.c diff/*.c show/*.c tcov/*.c 2>/dev/null |
+	grep -v '^lib/symbolize/symbolize\.c$')
 if [ -z "$users" ]; then
 	pass "libbfd confined"
 else
@@ -120,9 +127,33 @@ else
 		fail "library: $lib is missing"
 		exit 1
 	fi
+	# Members of one name (merge.o of several folders) are taken out one
+	# by one, each as FOLDER-N_NAME.
 	rm -rf "$objdir/ar" && mkdir "$objdir/ar" || exit 2
-	(cd "$objdir/ar" && ar x "$lib") || { fail "library: ar x $lib"; exit 1; }
+	for m in $(ar t "$lib" | sort | uniq -c | awk '{ print $1 ":" $2 }'); do
+		k=1
+		while [ "$k" -le "${m%%:*}" ]; do
+			mkdir -p "$objdir/ar/$k" &&
+			(cd "$objdir/ar/$k" && ar xN "$k" "$lib" "${m#*:}") &&
+			mv "$objdir/ar/$k/${m#*:}" "$objdir/ar/$k-${m#*:}" ||
+			    { fail "library: ar x $lib ${m#*:}"; exit 1; }
+			k=$((k + 1))
+		done
+	done
 	objs=$(ls "$objdir"/ar/*.o 2>/dev/null)
+fi
+
+# Namespace: the archive's defined global symbols, each once.
+if [ -f "$lib" ]; then
+	others=$(nm -g --defined-only "$lib" | awk 'NF == 3 { print $3 }' |
+		grep -v '^xp_' | grep -v '^XP_' | sort -u | tr '\n' ' ')
+	if [ -z "$others" ]; then
+		pass "namespace"
+	else
+		fail "namespace: global symbols without xp_: $others"
+	fi
+else
+	fail "namespace: $lib is missing"
 fi
 [ -n "$objs" ] || fail "library: no object files to check"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "feedback/db.h"
 #include "oracle.h"
 
 static xpo_result fail(char *why, size_t whylen, const char *fmt, ...)

@@ -1,6 +1,6 @@
 /*
  * db_format.c - unit tests of the feedback database writer and reader
- * (lib/db_write.c, lib/db_read.c, lib/crc32c.c).
+ * (lib/feedback/db_write.c, lib/feedback/db_read.c, lib/base/crc32c.c).
  *
  * A profile that uses every table is built with the builder, written,
  * read back and written again: the bytes must not change, and the records
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 
 /* Short for the many strings below. */

@@ -1,6 +1,6 @@
 /*
  * db_profdir.c - unit tests of profile directories and atomic files
- * (lib/profdir.c): file names, locking, concurrent writers, and writes
+ * (lib/feedback/profdir.c): file names, locking, concurrent writers, and writes
  * that fail or are killed half-way, which must leave the old database
  * intact and no temporary file behind.
  */
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 
 static char root[4096];

@@ -1,6 +1,6 @@
 /*
  * fmt.c - unit tests of the float formatting of the text forms
- * (lib/fmt.c): xp_fmt_double and xp_fmt_float must give the %g text of
+ * (lib/base/numfmt.c): xp_fmt_double and xp_fmt_float must give the %g text of
  * the smallest precision that reads back to the same bits.  Checked
  * against a plain search over every precision, for chosen values
  * (subnormals, powers of ten, the largest and smallest) and for many
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 
 /* The plain search: precisions 1, 2, ... until one reads back. */

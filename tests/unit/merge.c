@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;

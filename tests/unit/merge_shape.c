@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "feedback/db.h"
 #include "unit.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1du;

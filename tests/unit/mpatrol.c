@@ -17,8 +17,8 @@
 #include "xprof.h"
 #include "xprof_mpatrol.h"
 
-/* The report itself: mp_report() and its options. */
-#include "../../merge/show_mpatrol.c"
+/* The report itself: xp_mp_report() and its options. */
+#include "../../show/mpatrol.c"
 
 static char realdir[4096];
 static FILE *devnull;
@@ -40,7 +40,7 @@ static xp_prof *open_real(const char *file)
 static void check_counts(const char *file, const char *expected)
 {
 	xp_prof *p = open_real(file);
-	mp_report_opts o;
+	xp_mp_report_opts o;
 	char path[4200], *got = NULL, *want;
 	size_t glen = 0, wlen;
 	FILE *f;
@@ -57,7 +57,7 @@ static void check_counts(const char *file, const char *expected)
 		xp_prof_free(p);
 		return;
 	}
-	CHECK_EQ(mp_report(f, xp_prof_model(p), &o, NULL, 0), 0);
+	CHECK_EQ(xp_mp_report(f, xp_prof_model(p), &o, NULL, 0), 0);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/%s", realdir, expected);
 	want = unit_slurp(path, &wlen);
@@ -193,13 +193,13 @@ static int open_and_check(const unsigned char *buf, size_t len, int binary)
 		     (!binary || (olen == len && memcmp(out, buf, len) == 0));
 		/* The report too must cope with whatever was accepted. */
 		if (devnull != NULL) {
-			mp_report_opts o;
+			xp_mp_report_opts o;
 			memset(&o, 0, sizeof o);
 			o.call_graph = 1;
 			o.addresses = (int)(len & 1);
 			o.maxstack = len % 3;
 			o.counts = (int)(len >> 1 & 1);
-			if (mp_report(devnull, xp_prof_model(p), &o, NULL, 0) != 0)
+			if (xp_mp_report(devnull, xp_prof_model(p), &o, NULL, 0) != 0)
 				ok = 0;
 		}
 	}

@@ -1,13 +1,13 @@
 /*
  * pprof_names.c - unit tests of google-pprof's naming rules
- * (lib/cpuprof_names.c): ShortFunctionName, whose expected values are
+ * (lib/cpuprof/names.c): ShortFunctionName, whose expected values are
  * what pprof's own Perl code gives for the same strings, and the table
  * of routines built from the symbols of a real executable, whose
  * addresses are what nm -n prints for it.
  */
 #include <stdlib.h>
 
-#include "cpuprof.h"
+#include "cpuprof/cpuprof.h"
 #include "unit.h"
 
 #define RD "../shared/realdata/"
@@ -44,7 +44,7 @@ static const char *const short_cases[][2] = {
 static void test_short_name(void)
 {
 	for (size_t i = 0; i < sizeof short_cases / sizeof *short_cases; i++) {
-		char *s = cp_short_name(short_cases[i][0]);
+		char *s = xp_cp_short_name(short_cases[i][0]);
 		CHECK(s != NULL && strcmp(s, short_cases[i][1]) == 0);
 		if (s != NULL && strcmp(s, short_cases[i][1]) != 0)
 			printf("  %s -> \"%s\"\n", short_cases[i][0], s);
@@ -56,28 +56,28 @@ static void test_routines(void)
 {
 	xp_diags *d = xp_diags_new(0);
 	xp_sym *s = NULL;
-	cp_names t;
+	xp_cp_names t;
 	const char *n;
 
 	CHECK(xp_sym_open(RD "gperftools/fib_prof", &s, d) == XP_E_OK);
 	xp_diags_free(d);
 	if (s == NULL)
 		return;
-	CHECK(cp_names_build(s, &t) == XP_E_OK);
-	n = cp_names_find(&t, 0x1260);
+	CHECK(xp_cp_names_build(s, &t) == XP_E_OK);
+	n = xp_cp_names_find(&t, 0x1260);
 	CHECK(n != NULL && strcmp(n, "main<000000000000125c>") == 0);
-	n = cp_names_find(&t, 0x125b);
+	n = xp_cp_names_find(&t, 0x125b);
 	CHECK(n != NULL && strcmp(n, "level1<000000000000123b>") == 0);
-	n = cp_names_find(&t, 0x12c7);
+	n = xp_cp_names_find(&t, 0x12c7);
 	CHECK(n != NULL && strcmp(n, "main<000000000000125c>") == 0);
 	/* pprof checks the end only: below every routine is the first. */
-	CHECK(t.n > 0 && cp_names_find(&t, 0) == t.r[0].name);
+	CHECK(t.n > 0 && xp_cp_names_find(&t, 0) == t.r[0].name);
 	/* The last symbol's routine is empty. */
 	CHECK(t.n > 0 && t.r[t.n - 1].start == t.r[t.n - 1].end);
-	CHECK(cp_names_find(&t, UINT64_MAX) == NULL);
+	CHECK(xp_cp_names_find(&t, UINT64_MAX) == NULL);
 	for (size_t i = 1; i < t.n; i++)
 		CHECK(t.r[i - 1].end <= t.r[i].start);
-	cp_names_free(&t);
+	xp_cp_names_free(&t);
 	xp_sym_free(s);
 }
 

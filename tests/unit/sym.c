@@ -1,12 +1,12 @@
 /*
- * sym.c - unit tests of the symbolizer (lib/symbolize.c) on the real
+ * sym.c - unit tests of the symbolizer (lib/symbolize/symbolize.c) on the real
  * executables of ../shared/realdata: x86-64 and i386 PIEs, a non-PIE,
  * and big-endian 32-bit PowerPC and 64-bit s390x.  The expected values
  * are what nm(1) and addr2line(1) print for the same files.
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 #include "xprof.h"
 

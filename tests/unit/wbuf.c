@@ -1,5 +1,5 @@
 /*
- * wbuf.c - unit tests of the buffered writer (lib/wbuf.c) into regular
+ * wbuf.c - unit tests of the buffered writer (lib/base/wbuf.c) into regular
  * files, where it writes behind with O_DIRECT: every way of writing
  * (small and large writes, reserve and commit, sizes on and off the
  * block boundary) gives exactly the bytes written, at an aligned or an
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "unit.h"
 
 /* A new file under $TMPDIR, already unlinked; -1 on failure. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "feedback/db.h"
 
 static unsigned char *buf;
 static size_t len;

@@ -1,0 +1,455 @@
+/*
+ * base/internal.h - what the modules of libxprof share and the public header
+ * does not show: byte-order helpers, growable buffers, the buffered
+ * writer, the in-memory layout of a feedback profile, and the internal
+ * side of diagnostics.
+ *
+ * A profile is held as one byte array per table, each record encoded
+ * exactly as in the database file (little-endian, fixed width, packed;
+ * see xprof_db(5)).  A profile built in memory and one mapped from a file
+ * are therefore the same thing to every reader, and writing a database is
+ * a matter of streaming the arrays.
+ */
+#ifndef XPROF_INTERNAL_H
+#define XPROF_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xprof.h"
+
+/* ------------------------------------------------------------------ */
+/* Byte order                                                          */
+/* ------------------------------------------------------------------ */
+
+static inline uint32_t xp_get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t xp_get_le64(const unsigned char *p)
+{
+	return (uint64_t)xp_get_le32(p) | (uint64_t)xp_get_le32(p + 4) << 32;
+}
+
+static inline uint32_t xp_get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[0] << 24;
+}
+
+static inline uint64_t xp_get_be64(const unsigned char *p)
+{
+	return (uint64_t)xp_get_be32(p) << 32 | (uint64_t)xp_get_be32(p + 4);
+}
+
+static inline void xp_put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static inline void xp_put_le64(unsigned char *p, uint64_t v)
+{
+	xp_put_le32(p, (uint32_t)v);
+	xp_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ------------------------------------------------------------------ */
+/* Growable byte buffer                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	unsigned char *p;
+	size_t len, cap;
+} xp_buf;
+
+/* Makes room for n more bytes; returns a pointer to them or NULL. */
+unsigned char *xp_buf_grow(xp_buf *b, size_t n);
+xp_err xp_buf_append(xp_buf *b, const void *p, size_t n);
+void xp_buf_free(xp_buf *b);
+
+/*
+ * qsort(3) for arrays that may be empty: the C library declares its base
+ * pointer non-null, and an empty array may well have none.
+ */
+static inline void xp_qsort(void *base, size_t n, size_t size,
+                            int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Interned strings (strpool.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Distinct byte strings named by dense ids in the order first seen; a
+ * zeroed struct is an empty pool. */
+typedef struct {
+	xp_buf bytes;      /* every string followed by a NUL */
+	uint32_t *off;     /* n + 1 start offsets (off[n]: the end) */
+	uint32_t n, offcap;
+	uint32_t *hash;    /* id + 1; 0 is an empty slot */
+	uint32_t hcap;     /* a power of two, at least 2 * n */
+} xp_strpool;
+
+/* The id of (s, len), added if new.  XP_E_LIMIT past 2^32 - 2 strings or
+ * 4 GiB of bytes. */
+xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
+                         uint32_t *out);
+void xp_strpool_free(xp_strpool *sp);
+
+/* String id (below sp->n), NUL-terminated, and its length. */
+static inline const char *xp_strpool_str(const xp_strpool *sp, uint32_t id)
+{
+	return (const char *)sp->bytes.p + sp->off[id];
+}
+
+static inline size_t xp_strpool_len(const xp_strpool *sp, uint32_t id)
+{
+	return sp->off[id + 1] - sp->off[id] - 1;
+}
+
+/* Byte-wise comparison of (a, alen) with (b, blen): the order of a
+ * database's strings (strcmp order for strings without NULs). */
+static inline int xp_bytecmp(const void *a, size_t alen, const void *b,
+                             size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	if (c)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* Strings a and b of sp compared in that order. */
+static inline int xp_strpool_cmp(const xp_strpool *sp, uint32_t a, uint32_t b)
+{
+	return xp_bytecmp(xp_strpool_str(sp, a), xp_strpool_len(sp, a),
+	                  xp_strpool_str(sp, b), xp_strpool_len(sp, b));
+}
+
+/* ------------------------------------------------------------------ */
+/* Record layouts                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Record sizes in bytes, by xp_table. */
+#define XP_RS_RUN 8
+#define XP_RS_OBJFILE 44
+#define XP_RS_PROC 80
+#define XP_RS_STAT 12
+#define XP_RS_COUNTER 12
+#define XP_RS_VP 8
+#define XP_RS_VPVAL 20
+#define XP_RS_BLOCK 8
+#define XP_RS_EDGE 16
+#define XP_RS_TUPLE 20
+#define XP_RS_PROGRAM 28
+#define XP_RS_OBJREF 4
+#define XP_RS_COMDAT 8
+#define XP_RS_SRCFILE 12
+#define XP_RS_SRCLINE 16
+#define XP_RS_BLOCKREF 20
+#define XP_RS_INDEX 4
+
+/* Field offsets within records (all fields u32 unless noted u64). */
+enum {
+	/* run */
+	XP_RUN_KIND = 0, XP_RUN_COUNT = 4,
+	/* objfile */
+	XP_OF_PATH = 0, XP_OF_TVSEC = 4, XP_OF_TVUSEC = 8, XP_OF_NVPV = 12,
+	XP_OF_SIG = 16 /* u64 */, XP_OF_NSFN = 24, XP_OF_FSTAT = 28,
+	XP_OF_NSTAT = 32, XP_OF_FPROC = 36, XP_OF_NPROC = 40,
+	/* proc */
+	XP_PR_NAME = 0, XP_PR_OBJFILE = 4, XP_PR_SIG = 8 /* u64 */,
+	XP_PR_ID = 16, XP_PR_NVPSITES = 20, XP_PR_NSRCMAP = 24,
+	XP_PR_FSTAT = 28, XP_PR_NSTAT = 32, XP_PR_FCNT = 36, XP_PR_NCNT = 40,
+	XP_PR_FVP = 44, XP_PR_NVP = 48, XP_PR_FVPVAL = 52, XP_PR_FBLK = 56,
+	XP_PR_NBLK = 60, XP_PR_FEDGE = 64, XP_PR_NEDGE = 68,
+	XP_PR_FTUP = 72, XP_PR_NTUP = 76,
+	/* stat */
+	XP_ST_KIND = 0, XP_ST_VALUE = 4 /* u64 */,
+	/* counter */
+	XP_CN_ID = 0, XP_CN_VALUE = 4 /* u64 */,
+	/* vp */
+	XP_VP_EXPR = 0, XP_VP_TYPE = 4,
+	/* vpval */
+	XP_VV_COUNT = 0 /* u64 */, XP_VV_VALUE = 8 /* u64 */, XP_VV_FLAGS = 16,
+	/* block */
+	XP_BK_ID = 0, XP_BK_COUNTER = 4,
+	/* edge */
+	XP_ED_ID = 0, XP_ED_COUNTER = 4, XP_ED_FROM = 8, XP_ED_TO = 12,
+	/* tuple */
+	XP_TU_ID = 0, XP_TU_BLOCK = 4, XP_TU_LINE = 8, XP_TU_COL = 12,
+	XP_TU_FILE = 16,
+	/* program */
+	XP_PG_PATH = 0, XP_PG_FSTAT = 4, XP_PG_NSTAT = 8, XP_PG_FOBJREF = 12,
+	XP_PG_NOBJREF = 16, XP_PG_FCOMDAT = 20, XP_PG_NCOMDAT = 24,
+	/* comdat */
+	XP_CD_PROC = 0, XP_CD_OBJFILE = 4,
+	/* srcfile */
+	XP_SF_PATH = 0, XP_SF_FLINE = 4, XP_SF_NLINE = 8,
+	/* srcline */
+	XP_SL_LINE = 0, XP_SL_COL = 4, XP_SL_FREF = 8, XP_SL_NREF = 12,
+	/* blockref */
+	XP_BR_BLOCK = 0, XP_BR_COUNT = 4 /* u64 */, XP_BR_PROC = 12,
+	XP_BR_OBJFILE = 16
+};
+
+/* vpval flags */
+#define XP_VVF_HAS_VALUE 1u
+
+/*
+ * How a VP value is kept in its u64 field: VP_INT as the int32 sign
+ * extended to 64 bits; VP_LLONG as its two's complement bits; VP_FLOAT as
+ * the float's bits in the low 32 bits (high bits zero); VP_DOUBLE as the
+ * double's bits; VP_PROC as name id | objfile id << 32.  A value whose
+ * field was empty is 0.
+ */
+
+/* Per table: record size and the offsets of fields holding string ids. */
+typedef struct {
+	const char *name;       /* as in xprof_db(5), e.g. "OBJFILES" */
+	uint32_t size;
+	uint8_t nstr;           /* number of string fields */
+	uint8_t str[2];         /* their offsets */
+	uint8_t str_optional;   /* string fields may be XP_NOSTR */
+} xp_tabdesc;
+
+extern const xp_tabdesc xp_tabdescs[XP_T_COUNT_];
+
+/* ------------------------------------------------------------------ */
+/* The profile                                                         */
+/* ------------------------------------------------------------------ */
+
+struct xp_fb {
+	xp_datatype type;
+	unsigned minor;
+	uint32_t n_proc_names;
+
+	const unsigned char *tab[XP_T_COUNT_];
+	uint32_t n[XP_T_COUNT_];
+
+	/* Strings: n_str offsets (u32 LE) into strtab; string i occupies
+	 * strtab[off[i] .. off[i+1]-2] followed by a NUL (the last one ends
+	 * at strtab_len). */
+	uint32_t nstr;
+	const unsigned char *stroff;
+	const char *strtab;
+	uint32_t strtab_len;
+
+	/* A database as the reader checked it: the file's bytes (NULL for a
+	 * profile built in memory). */
+	const unsigned char *image;
+	size_t image_len;
+
+	/* What to release: a mapping, or owned buffers. */
+	void *map;
+	size_t maplen;
+	unsigned char *owned[XP_T_COUNT_ + 2];
+};
+
+/*
+ * Whether n records of size rs at a and b are equal but for the u64 at vo
+ * in each (rs and vo are multiples of 4; constants where this is inlined).
+ */
+static inline __attribute__((always_inline)) int
+xp_same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
+                size_t rs, size_t vo)
+{
+	uint32_t diff = 0;
+	for (uint32_t i = 0; i < n; i++, a += rs, b += rs)
+		for (size_t k = 0; k < rs; k += 4)
+			if (k < vo || k >= vo + 8)
+				diff |= xp_get_le32(a + k) ^ xp_get_le32(b + k);
+	return diff == 0;
+}
+
+/* Allocates an empty profile with no tables. */
+xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
+
+static inline const unsigned char *xp_rec(const xp_fb *fb, xp_table t,
+                                          uint32_t i)
+{
+	return fb->tab[t] + (size_t)i * xp_tabdescs[t].size;
+}
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics (internal side)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Adds a text diagnostic.  line_text/line_len give the source line (no
+ * newline needed; a trailing newline or CR is dropped).  Returns the code
+ * so that callers can write `return xp_diag_text(...)`.
+ */
+xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
+                    uint32_t line, uint32_t col, uint64_t line_off,
+                    const char *line_text, size_t line_len,
+                    const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+/* Adds a binary diagnostic at a byte offset. */
+xp_err xp_diag_bin(xp_diags *d, xp_err code, const char *file,
+                   uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Adds a warning with no position ("prog: file: warning: msg"). */
+void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Adds copies of every diagnostic of src to dst (its cap applying). */
+void xp_diags_append(xp_diags *dst, const xp_diags *src);
+/* Adds a diagnostic with no position ("prog: file: msg"). */
+xp_err xp_diag_file(xp_diags *d, xp_err code, const char *file,
+                    const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ------------------------------------------------------------------ */
+/* Buffered output                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A buffered writer to a file descriptor or to memory.  Bytes are staged in
+ * buf and flushed to the fd (or appended to mem) when it fills.  Errors are
+ * sticky: after the first failure every call does nothing and
+ * xp_wbuf_close() reports it.  While crc_on is set, crc accumulates the
+ * CRC-32C of every byte written.
+ */
+typedef struct {
+	int fd;              /* -1: writing to mem */
+	struct xp_wbuf_async *async;  /* writing behind (wbuf.c), or NULL */
+	xp_buf mem;
+	unsigned char *buf;
+	size_t len, cap;
+	xp_err err;
+	int saved_errno;
+	uint64_t total;      /* bytes written so far, staged ones included */
+	int crc_on;
+	uint32_t crc;
+} xp_wbuf;
+
+xp_err xp_wbuf_init_fd(xp_wbuf *w, int fd);
+xp_err xp_wbuf_init_mem(xp_wbuf *w);
+void xp_wbuf_write(xp_wbuf *w, const void *p, size_t n);
+/* Makes room for n <= XP_WBUF_MAXRES bytes; NULL after an error. */
+unsigned char *xp_wbuf_reserve_slow(xp_wbuf *w, size_t n);
+xp_err xp_wbuf_flush(xp_wbuf *w);
+/* Flushes; for memory targets hands over the bytes (*mem, *len). */
+xp_err xp_wbuf_close(xp_wbuf *w, unsigned char **mem, size_t *len);
+/* Releases everything without flushing (after an error). */
+void xp_wbuf_discard(xp_wbuf *w);
+
+#define XP_WBUF_MAXRES 8192
+
+/* CRC-32C (Castagnoli), continued from crc (start with 0). */
+uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n);
+
+static inline unsigned char *xp_wbuf_reserve(xp_wbuf *w, size_t n)
+{
+	if (w->cap - w->len >= n && w->err == XP_E_OK)
+		return w->buf + w->len;
+	return xp_wbuf_reserve_slow(w, n);
+}
+
+/* Commits n bytes written into the space xp_wbuf_reserve() returned. */
+static inline void xp_wbuf_commit(xp_wbuf *w, size_t n)
+{
+	if (w->crc_on)
+		w->crc = xp_crc32c(w->crc, w->buf + w->len, n);
+	w->len += n;
+	w->total += n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbols                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * y's name where it lies in the ELF string table of s (a copy held by
+ * s), or NULL when that is not known (not ELF, a dynamic table, a name
+ * that does not match).  The string table's own bytes follow the name,
+ * then two NULs after its end, so a reader may go on past the name's
+ * NUL into the next strings, as GNU gprof does, until it meets an empty
+ * string.
+ */
+const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y);
+/*
+ * name demangled as binutils' nm --demangle and addr2line -C print it
+ * (parameters included), malloc'd; NULL when it is not a mangled name.
+ */
+char *xp_sym_demangle(const xp_sym *s, const char *name);
+/*
+ * y as `nm --demangle` prints it, malloc'd: the demangled name, then
+ * "@@VERSION" (or "@VERSION" when hidden) for a versioned dynamic
+ * symbol; *cls is nm's class letter ('T', 't', 'D'...).  NULL with *cls
+ * 0 for symbols nm does not list (debugging and section symbols), NULL
+ * with *cls set when out of memory.
+ */
+char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
+
+/* ------------------------------------------------------------------ */
+/* Number formatting                                                   */
+/* ------------------------------------------------------------------ */
+
+/* "00" "01" ... "99": two digits at a time. */
+extern const char xp_digits2[201];
+
+/* Writes v in decimal at p (no NUL); returns the number of bytes (<=10).
+ * Inline: writing text is dominated by numbers, most of them small. */
+static inline size_t xp_fmt_u32(char *p, uint32_t v)
+{
+	static const uint32_t pow10[10] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u,
+	};
+	/* Digits from the bit length: t is log10 rounded down or one less. */
+	unsigned t = ((32u - (unsigned)__builtin_clz(v | 1u)) * 1233u) >> 12;
+	size_t n = t + ((v | 1u) >= pow10[t]);
+	char *q = p + n;
+
+	while (v >= 100) {
+		uint32_t r = v % 100;
+		v /= 100;
+		q -= 2;
+		memcpy(q, xp_digits2 + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(q - 2, xp_digits2 + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return n;
+}
+
+/* Numbers above 2^32 - 1 (base/numfmt.c). */
+size_t xp_fmt_u64_big(char *p, uint64_t v);
+
+/* Writes v in decimal at p (no NUL); returns the number of bytes (<=20). */
+static inline size_t xp_fmt_u64(char *p, uint64_t v)
+{
+	return v <= UINT32_MAX ? xp_fmt_u32(p, (uint32_t)v)
+	                       : xp_fmt_u64_big(p, v);
+}
+/* Lower-case hexadecimal, no prefix, no leading zeros (<=16 bytes). */
+size_t xp_fmt_hex64(char *p, uint64_t v);
+/* Signed decimal (<=20 bytes). */
+size_t xp_fmt_i64(char *p, int64_t v);
+/*
+ * The shortest decimal text (printf %g style) that reads back to exactly
+ * the same float/double; "inf", "-inf", "nan", "-nan" for the specials.
+ * buf must hold 40 bytes; returns the length.
+ */
+size_t xp_fmt_float(char *p, float v);
+size_t xp_fmt_double(char *p, double v);
+/*
+ * Parses such text (also any form scanf %g accepts: leading sign,
+ * exponent, hex floats, inf/infinity/nan in any case) without depending
+ * on the locale.  Returns 0 on success, 1 if the value overflows the
+ * type, -1 if the text is not a number.
+ */
+int xp_parse_float(const char *s, size_t len, float *out);
+int xp_parse_double(const char *s, size_t len, double *out);
+
+#endif /* XPROF_INTERNAL_H */

@@ -1,0 +1,258 @@
+/*
+ * base/numfmt.c - number formatting and float parsing for the text forms.
+ *
+ * Integers are formatted by hand (two digits at a time) because writing
+ * text is dominated by them.  Floats are written as the shortest %g text
+ * that reads back to the same bits, and read with strtof/strtod under the
+ * "C" locale so that a program that called setlocale() still reads and
+ * writes '.' as the decimal point.
+ */
+#include <errno.h>
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/internal.h"
+
+const char xp_digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+size_t xp_fmt_u64_big(char *p, uint64_t v)
+{
+	/* Split off the low eight digits so that the rest is 32-bit work;
+	 * v < 2^64 has at most 20 digits, so the high part may itself need
+	 * one more split. */
+	uint64_t hi = v / 100000000;
+	uint32_t lo = (uint32_t)(v % 100000000);
+	size_t n = xp_fmt_u64(p, hi);
+	char *q = p + n + 8;
+	for (int i = 0; i < 4; i++) {
+		uint32_t r = lo % 100;
+		lo /= 100;
+		q -= 2;
+		memcpy(q, xp_digits2 + 2 * r, 2);
+	}
+	return n + 8;
+}
+
+size_t xp_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p = '-';
+		return 1 + xp_fmt_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return xp_fmt_u64(p, (uint64_t)v);
+}
+
+size_t xp_fmt_hex64(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = 1;
+	while (n < 16 && (v >> (4 * n)))
+		n++;
+	for (int i = 0; i < n; i++)
+		p[i] = hex[(v >> (4 * (n - 1 - i))) & 15];
+	return (size_t)n;
+}
+
+/*
+ * Runs under the "C" locale for the calling thread only, and restores
+ * the thread's locale afterwards.  The whole "C" locale is asked for
+ * because the C library hands that one out without making anything.
+ * When no locale object can be had the current locale is used.
+ */
+typedef struct {
+	locale_t c, old;
+} clocale_guard;
+
+static void c_locale_enter(clocale_guard *g)
+{
+	g->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	g->old = g->c ? uselocale(g->c) : (locale_t)0;
+}
+
+static void c_locale_leave(clocale_guard *g)
+{
+	if (g->c) {
+		uselocale(g->old);
+		freelocale(g->c);
+	}
+}
+
+static size_t fmt_special(char *p, double v)
+{
+	const char *s = isnan(v) ? (signbit(v) ? "-nan" : "nan")
+	                         : (signbit(v) ? "-inf" : "inf");
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return n;
+}
+
+/* Number of significant digits in %g output (its mantissa's digits,
+ * leading zeros not counted; trailing ones too when notrail). */
+static int sig_digits(const char *s, int notrail)
+{
+	int n = 0, lead = 1, zeros = 0;
+	for (; *s && *s != 'e'; s++) {
+		if (*s < '0' || *s > '9')
+			continue;
+		if (lead && *s == '0')
+			continue;
+		lead = 0;
+		n++;
+		zeros = *s == '0' ? zeros + 1 : 0;
+	}
+	if (notrail)
+		n -= zeros;
+	return n ? n : 1;
+}
+
+/* Prints v with precision prec into tmp; returns 1 when it reads back to
+ * the same bits (float when is_float). */
+static int round_trips(char *tmp, size_t cap, int prec, double v, int is_float)
+{
+	snprintf(tmp, cap, "%.*g", prec, v);
+	if (is_float) {
+		float back = strtof(tmp, NULL), f = (float)v;
+		return memcmp(&back, &f, sizeof f) == 0;
+	}
+	double back = strtod(tmp, NULL);
+	return memcmp(&back, &v, sizeof v) == 0;
+}
+
+/*
+ * The smallest precision whose %g text reads back to exactly v.  Printed
+ * with the full precision (9 digits for a float, 17 for a double) every
+ * value reads back, and whether a precision reads back is monotonic in
+ * the precision.
+ *
+ * For a normal value the text at the guaranteed precision (6 digits for
+ * a float, 15 for a double) settles it when it reads back: the value's
+ * rounding interval is narrower than the gap between decimals of that
+ * many digits, so the shortest text that reads back is that one without
+ * its trailing zeros.  When it does not, the answer lies above it.
+ * Subnormal values have wider intervals and are found by bisection.
+ */
+static int shortest_prec(char *tmp, size_t cap, double v, int is_float)
+{
+	const int full = is_float ? 9 : 17, dig = is_float ? 6 : 15;
+	const double min_normal = is_float ? FLT_MIN : DBL_MIN;
+
+	if (v == 0 || fabs(v) >= min_normal) {
+		if (round_trips(tmp, cap, dig, v, is_float))
+			return sig_digits(tmp, 1);
+		for (int prec = dig + 1; prec < full; prec++)
+			if (round_trips(tmp, cap, prec, v, is_float))
+				return prec;
+		return full;
+	}
+	snprintf(tmp, cap, "%.*g", full, v);
+	int lo = 1, hi = sig_digits(tmp, 0);
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (round_trips(tmp, cap, mid, v, is_float))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The shortest %g text that reads back to exactly v. */
+static size_t fmt_shortest(char *p, double v, int is_float)
+{
+	/* %g output is at most 24 bytes at these precisions; the buffer is
+	 * sized for what the compiler cannot know. */
+	char tmp[320];
+	clocale_guard g;
+	c_locale_enter(&g);
+	int n = snprintf(tmp, sizeof tmp, "%.*g",
+	                 shortest_prec(tmp, sizeof tmp, v, is_float), v);
+	c_locale_leave(&g);
+	memcpy(p, tmp, (size_t)n);
+	return (size_t)n;
+}
+
+size_t xp_fmt_float(char *p, float v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	return fmt_shortest(p, (double)v, 1);
+}
+
+size_t xp_fmt_double(char *p, double v)
+{
+	if (isnan(v) || isinf(v))
+		return fmt_special(p, v);
+	return fmt_shortest(p, v, 0);
+}
+
+/* strtof (f) or strtod (d) in the "C" locale; errno is theirs. */
+static void c_strto(const char *s, char **end, float *f, double *d)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	errno = 0;
+	if (f != NULL)
+		*f = c ? strtof_l(s, end, c) : strtof(s, end);
+	else
+		*d = c ? strtod_l(s, end, c) : strtod(s, end);
+	int e = errno;
+	if (c)
+		freelocale(c);
+	errno = e;
+}
+
+/* Copies a token into a NUL-terminated buffer; 0 if it is too long. */
+static int token(char *buf, size_t cap, const char *s, size_t len)
+{
+	if (len == 0 || len >= cap)
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	/* strtod skips leading white space; a field never has any. */
+	return !(buf[0] == ' ' || buf[0] == '\t');
+}
+
+/* xp_parse_float (f) or xp_parse_double (d). */
+static int parse_num(const char *s, size_t len, float *f, double *d)
+{
+	char buf[512], *end;
+	float fv = 0;
+	double dv = 0;
+
+	if (!token(buf, sizeof buf, s, len))
+		return -1;
+	c_strto(buf, &end, f != NULL ? &fv : NULL, &dv);
+	int e = errno;
+	if (end != buf + len)
+		return -1;
+	if (f != NULL)
+		dv = fv;
+	if (isnan(dv)) {
+		/* Payloads are not kept: every NaN is the default quiet NaN
+		 * with the sign it was written with. */
+		dv = buf[0] == '-' ? -NAN : NAN;
+		fv = buf[0] == '-' ? -NAN : NAN;
+	} else if (e == ERANGE && isinf(dv)) {
+		return 1;
+	}
+	if (f != NULL)
+		*f = fv;
+	else
+		*d = dv;
+	return 0;
+}
+
+int xp_parse_double(const char *s, size_t len, double *out)
+{
+	return parse_num(s, len, NULL, out);
+}
+
+int xp_parse_float(const char *s, size_t len, float *out)
+{
+	return parse_num(s, len, out, NULL);
+}

@@ -1,0 +1,97 @@
+/*
+ * cpuprof/cpuprof.h - what the files of the CPU profile module share: the model
+ * behind xprof_cpuprof.h and the parser of the mapped-objects text.
+ */
+#ifndef XP_CPUPROF_INTERNAL_H
+#define XP_CPUPROF_INTERNAL_H
+
+#include "registry/module.h"
+#include "base/rd.h"
+#include "xprof_cpuprof.h"
+
+typedef struct {
+	uint64_t count;
+	size_t first, npcs;    /* a slice of pcs */
+} xp_cp_rec;
+
+struct xp_cpuprof {
+	unsigned slot;         /* 4 or 8 */
+	int big;
+	uint64_t *hdr;         /* every header slot */
+	size_t nhdr;
+	xp_cp_rec *recs;
+	size_t nrec, reccap;
+	uint64_t *pcs;
+	size_t npc, pccap;
+	char *text;            /* mapped objects, not NUL-terminated */
+	size_t textlen;
+	xp_cpuprof_map *maps;
+	size_t nmaps;
+};
+
+/* Largest header we accept: slot 1 counts the slots after it. */
+#define CP_MAX_HDR 4096u
+
+xp_cpuprof *xp_cp_new(unsigned slot, int big);
+void xp_cp_free(xp_cpuprof *p);
+xp_err xp_cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,
+                     size_t n);
+/* Copies the text and parses its mapping lines (checked before). */
+xp_err xp_cp_set_text(xp_cpuprof *p, const char *text, size_t len);
+
+/* What one line of the mapped-objects text is. */
+enum { CP_LINE_OTHER = 0, CP_LINE_MAP, CP_LINE_BUILD, CP_LINE_BAD = -1 };
+
+/*
+ * Classifies a line (no newline) and, for a mapping line, fills m (not
+ * its path) and *path and *pathlen; for a build line, *path is what follows
+ * "build=".  CP_LINE_BAD sets *why and *col (0-based) to what is wrong.
+ */
+int xp_cp_line(const char *s, size_t len, xp_cpuprof_map *m, const char **path,
+            size_t *pathlen, const char **why, size_t *col);
+
+/* The executable flag of a mapping ("r-xp"). */
+static inline int xp_cp_map_exec(const xp_cpuprof_map *m)
+{
+	return m->perms[2] == 'x';
+}
+
+/* The largest value a slot of p holds. */
+static inline uint64_t xp_cp_slot_max(unsigned slot)
+{
+	return slot == 8 ? UINT64_MAX : UINT32_MAX;
+}
+
+/* Module entry points living in other files. */
+int xp_cp_detect_text(const unsigned char *head, size_t len);
+xp_err xp_cp_read_text(const unsigned char *buf, size_t len, const char *name,
+                    const xp_load_opts *o, void **out, xp_diags *d);
+xp_err xp_cp_write_text(const void *m, xp_wbuf *w);
+xp_err xp_cp_merge(void **acc, const void *in, double weight,
+                const xp_prof_merge_opts *o, const char *name,
+                xp_diags *d);
+xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
+                      xp_diags *d);
+
+/* google-pprof's names for PCs (cpuprof/names.c). */
+typedef struct {
+	char *name;            /* as pprof keys it: "name<address>" or "name" */
+	uint64_t start, end;
+} xp_cp_routine;
+
+typedef struct {
+	xp_cp_routine *r;         /* by start */
+	size_t n;
+} xp_cp_names;
+
+/* pprof's table of routines of an object, from its symbols as nm
+ * --demangle lists them. */
+xp_err xp_cp_names_build(const xp_sym *s, xp_cp_names *t);
+void xp_cp_names_free(xp_cp_names *t);
+/* The routine pprof gives pc to, or NULL. */
+const char *xp_cp_names_find(const xp_cp_names *t, uint64_t pc);
+/* pprof's ShortFunctionName: no argument lists, address tag, template
+ * arguments or leading return type; malloc'd. */
+char *xp_cp_short_name(const char *full);
+
+#endif

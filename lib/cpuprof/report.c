@@ -1,0 +1,1168 @@
+/*
+ * cpuprof/report.c - flat and cumulative samples per function (or per
+ * function and source line) of a CPU profile, as google-pprof --text
+ * computes them (cpuprofile(5), REPORTS):
+ *
+ *  1. Every PC but the first of a call chain is a return address and has
+ *     1 subtracted, so that it falls inside the call instruction (not for
+ *     the Java variant, whose "PCs" are method ids).
+ *  2. A PC belongs to the object of the executable mapping line with the
+ *     highest start address at or below it (end included, as pprof does)
+ *     whose path names a shared object (".so" with an optional version)
+ *     or the main program; other PCs belong to the main program, which is
+ *     taken to be loaded at its link-time addresses.  The main program is
+ *     the -e executable; its mapping lines are those whose path is the
+ *     executable's, or has the same base name.
+ *  3. A PC in a position-independent object maps to the address
+ *     PC - start + file offset of its mapping; in an object linked at a
+ *     fixed address it is used as it is.  The function is addr2line's
+ *     (demangled, shortened), or the name of pprof's routine from nm
+ *     (cpuprof/names.c) when that starts with it or addr2line knows
+ *     none; "0x" and the address when no routine holds the PC; the bare
+ *     address when the object cannot be opened or has no symbols.
+ *     Short names that routines at different addresses share get
+ *     "@address".
+ *  4. While the second PC of every call chain is the same, it is a frame
+ *     of the profiler's signal handler and is removed (with the next one
+ *     when it is the leaf PC's own return address), and frames of the
+ *     functions pprof lists as the profiler's own are dropped.
+ *  5. Each chain is turned into function names (addresses above
+ *     0x7fffffffffffffff skipped), each name counted once per chain: the
+ *     first gets the flat samples, all get the cumulative ones.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cpuprof/cpuprof.h"
+
+struct xp_cpuprof_report {
+	xp_strpool sp;
+	xp_cpuprof_entry *e;
+	size_t n;
+	uint64_t total;
+	char **removed;
+	size_t nremoved;
+};
+
+/* What an address turned into. */
+typedef struct {
+	uint64_t addr;
+	uint32_t key;      /* the report's key: function, or function+line */
+	uint32_t name, file, obj;  /* pool ids; UINT32_MAX: none */
+	uint32_t full;     /* the routine's tagged name, when it named it */
+	uint32_t disp;     /* the name shown: name, or name@address */
+	unsigned line;
+	int unknown;       /* pprof's "??": no name from anywhere */
+	int keyed;         /* key set (unopened object, Java) */
+} addrinfo;
+
+/* An object we tried to open. */
+typedef struct {
+	char *path;
+	xp_sym *sym;       /* NULL: could not be opened */
+	xp_cp_names names;    /* pprof's routines, once built */
+	int names_built;
+} objent;
+
+typedef struct {
+	const char *path;
+	uint64_t start, end, offset;
+	int main;          /* the main program's fallback entry */
+} libent;
+
+typedef struct {
+	xp_strpool *sp;
+	objent *objs;
+	size_t nobj;
+	int width;         /* hex digits of an address */
+} symctx;
+
+static xp_err intern(xp_strpool *sp, const char *s, uint32_t *id)
+{
+	return xp_strpool_intern(sp, s, strlen(s), id);
+}
+
+/* The bare address, zero-padded as pprof prints a PC it cannot name. */
+static xp_err intern_pc(symctx *c, uint64_t addr, uint32_t *id)
+{
+	char buf[40];
+	snprintf(buf, sizeof buf, "%0*llx", c->width, (unsigned long long)addr);
+	return intern(c->sp, buf, id);
+}
+
+/* The path with pprof's library suffix: ".so" then ".N" groups. */
+static int is_shlib(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, ".so")) != NULL) {
+		const char *q = p + 3;
+		if (*q == '\0')
+			return 1;
+		while (*q == '.' && q[1] >= '0' && q[1] <= '9') {
+			q++;
+			while (*q >= '0' && *q <= '9')
+				q++;
+		}
+		if (*q == '\0' && q != p + 3)
+			return 1;
+		p += 3;
+	}
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s != NULL ? s + 1 : p;
+}
+
+/* The symbols of path (pprof's /usr/lib/debug copy first), cached;
+ * NULL when out of memory. */
+static objent *obj_open(symctx *c, const char *path)
+{
+	char dbg[PATH_MAX + 16];
+	struct stat st;
+	xp_sym *s = NULL;
+	xp_diags *d;
+
+	for (size_t i = 0; i < c->nobj; i++)
+		if (strcmp(c->objs[i].path, path) == 0)
+			return &c->objs[i];
+	d = xp_diags_new(1);
+	if (d != NULL) {
+		if (path[0] == '/' &&
+		    snprintf(dbg, sizeof dbg, "/usr/lib/debug%s", path) <
+		    (int)sizeof dbg && stat(dbg, &st) == 0 &&
+		    S_ISREG(st.st_mode) && xp_sym_open(dbg, &s, d) == XP_E_OK &&
+		    xp_sym_count(s) == 0) {
+			xp_sym_free(s);
+			s = NULL;
+		}
+		if (s == NULL && xp_sym_open(path, &s, d) != XP_E_OK)
+			s = NULL;
+		xp_diags_free(d);
+	}
+	objent *q = realloc(c->objs, (c->nobj + 1) * sizeof *q);
+	char *cp = strdup(path);
+	if (q == NULL || cp == NULL) {
+		if (q != NULL)
+			c->objs = q;
+		free(cp);
+		xp_sym_free(s);
+		return NULL;
+	}
+	c->objs = q;
+	memset(&c->objs[c->nobj], 0, sizeof c->objs[c->nobj]);
+	c->objs[c->nobj].path = cp;
+	c->objs[c->nobj].sym = s;
+	return &c->objs[c->nobj++];
+}
+
+/* Whether a routine's name ends in pprof's "<address>" tag. */
+static int is_tagged(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 3 || s[n - 1] != '>')
+		return 0;
+	for (i = n - 1; i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') ||
+	                          (s[i - 1] >= 'a' && s[i - 1] <= 'f')); i--)
+		;
+	return i > 0 && i < n - 1 && s[i - 1] == '<';
+}
+
+/*
+ * The function pprof names for sa: addr2line's (demangled, shortened),
+ * unless its table of routines from nm has a name for sa that begins
+ * with it (then that one, which carries a symbol version), or addr2line
+ * knows none (then the table's, or "0x" and the address; "??" when the
+ * table is empty).  ai->full gets the routine's tagged name when it gave
+ * the name.
+ */
+static xp_err function_name(symctx *c, objent *o, uint64_t sa,
+                            const char *fn, addrinfo *ai)
+{
+	char *dem = NULL, *func = NULL, pcs[40];
+	const char *full = fn != NULL && fn[0] != '\0' ? fn : NULL;
+	const char *nm;
+	xp_err err;
+
+	if (!o->names_built) {
+		if ((err = xp_cp_names_build(o->sym, &o->names)) != XP_E_OK)
+			return err;
+		o->names_built = 1;
+	}
+	snprintf(pcs, sizeof pcs, "0x%0*llx", c->width,
+	         (unsigned long long)ai->addr);
+	nm = o->names.n == 0 ? NULL : xp_cp_names_find(&o->names, sa);
+	if (nm == NULL && o->names.n > 0)
+		nm = pcs;
+	if (full != NULL) {
+		dem = xp_sym_demangle(o->sym, full);
+		func = xp_cp_short_name(dem != NULL ? dem : full);
+		free(dem);
+		if (func == NULL)
+			return XP_E_NOMEM;
+		if (nm != NULL && strncmp(nm, func, strlen(func)) == 0) {
+			free(func);
+			func = NULL;
+		}
+	}
+	if (func == NULL && nm == NULL) {
+		ai->unknown = 1;
+		func = strdup("??");
+	} else if (func == NULL) {
+		func = nm == pcs ? strdup(pcs) : xp_cp_short_name(nm);
+		if (func != NULL && nm != pcs && is_tagged(nm) &&
+		    (err = intern(c->sp, nm, &ai->full)) != XP_E_OK) {
+			free(func);
+			return err;
+		}
+	}
+	if (func == NULL)
+		return XP_E_NOMEM;
+	err = intern(c->sp, func, &ai->name);
+	free(func);
+	return err;
+}
+
+static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
+                        addrinfo *ai)
+{
+	const char *fn = NULL, *file = NULL;
+	unsigned line = 0;
+	objent *o = lib != NULL ? obj_open(c, lib->path) : NULL;
+	xp_err err;
+
+	ai->addr = addr;
+	ai->name = ai->file = ai->obj = ai->full = UINT32_MAX;
+	ai->line = 0;
+	if (lib != NULL && o == NULL)
+		return XP_E_NOMEM;
+	if (o == NULL || o->sym == NULL) {
+		if ((err = intern_pc(c, addr, &ai->key)) != XP_E_OK)
+			return err;
+		ai->name = ai->key;
+		ai->keyed = 1;
+		return XP_E_OK;
+	}
+	uint64_t sa = addr;
+	if (!lib->main && xp_sym_is_pic(o->sym))
+		sa = addr - lib->start + lib->offset;
+	if (xp_sym_line(o->sym, sa, &file, &fn, &line) != 0) {
+		file = NULL;
+		fn = NULL;
+		line = 0;
+	}
+	if ((err = function_name(c, o, sa, fn, ai)) != XP_E_OK ||
+	    (err = intern(c->sp, lib->path, &ai->obj)) != XP_E_OK)
+		return err;
+	if (file != NULL && (err = intern(c->sp, file, &ai->file)) != XP_E_OK)
+		return err;
+	ai->line = line;
+	return XP_E_OK;
+}
+
+typedef struct {
+	uint32_t name, full;
+	size_t i;
+} named;
+
+static int cmp_named(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->full < y->full ? -1 : x->full > y->full;
+}
+
+/*
+ * pprof's FillFullnameToShortnameMap: a short name that two routines of
+ * different addresses give is shown as "name@address" (the routine's
+ * address, no leading zeros) for each of them.  Then the keys.
+ */
+static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
+{
+	named *ix = malloc((na ? na : 1) * sizeof *ix);
+	size_t n = 0;
+	xp_err err = XP_E_OK;
+
+	if (ix == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < na; i++) {
+		ai[i].disp = ai[i].name;
+		if (!ai[i].keyed && ai[i].full != UINT32_MAX)
+			ix[n++] = (named){ai[i].name, ai[i].full, i};
+	}
+	xp_qsort(ix, n, sizeof *ix, cmp_named);
+	for (size_t g = 0; g < n && err == XP_E_OK;) {
+		size_t e = g + 1;
+		int several = 0;
+		while (e < n && ix[e].name == ix[g].name) {
+			if (ix[e].full != ix[g].full)
+				several = 1;
+			e++;
+		}
+		for (size_t k = g; several && k < e && err == XP_E_OK; k++) {
+			addrinfo *x = &ai[ix[k].i];
+			const char *full = xp_strpool_str(c->sp, x->full);
+			const char *tag = strrchr(full, '<') + 1;
+			const char *name = xp_strpool_str(c->sp, x->name);
+			size_t need = strlen(name) + strlen(tag) + 2;
+			char *d = malloc(need);
+			if (d == NULL) {
+				err = XP_E_NOMEM;
+				break;
+			}
+			while (*tag == '0')
+				tag++;
+			snprintf(d, need, "%s@%.*s", name,
+			         (int)strcspn(tag, ">"), tag);
+			err = intern(c->sp, d, &x->disp);
+			free(d);
+		}
+		g = e;
+	}
+	free(ix);
+	for (size_t i = 0; i < na && err == XP_E_OK; i++) {
+		addrinfo *x = &ai[i];
+		const char *disp = xp_strpool_str(c->sp, x->disp);
+		const char *file = x->file != UINT32_MAX
+		                   ? xp_strpool_str(c->sp, x->file) : "??";
+
+		if (x->keyed)
+			continue;
+		if (x->unknown && (!by_line ||
+		                   (x->file == UINT32_MAX && x->line == 0))) {
+			err = intern_pc(c, x->addr, &x->key);
+			x->disp = x->key;
+		} else if (!by_line) {
+			x->key = x->disp;
+		} else {
+			size_t need = strlen(disp) + strlen(file) + 32;
+			char *k = malloc(need);
+			if (k == NULL)
+				return XP_E_NOMEM;
+			snprintf(k, need, "%s %s:%u", disp, file, x->line);
+			err = intern(c->sp, k, &x->key);
+			free(k);
+		}
+	}
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The Java variant: " 0xID name (file:line)" lines name the ids. */
+static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
+                         addrinfo *ai, size_t na)
+{
+	const char *s = p->text, *end = p->text + p->textlen;
+	xp_err err;
+
+	for (size_t i = 0; i < na; i++) {
+		if ((err = intern_pc(c, ai[i].addr, &ai[i].key)) != XP_E_OK)
+			return err;
+		ai[i].name = ai[i].key;
+		ai[i].file = ai[i].obj = UINT32_MAX;
+		ai[i].line = 0;
+	}
+	while (p->textlen > 0 && s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl != NULL ? nl : end, *q = s, *ns;
+		uint64_t id = 0;
+		int digits = 0;
+
+		s = nl != NULL ? nl + 1 : end;
+		while (q < le && *q == ' ')
+			q++;
+		if (le - q < 3 || q[0] != '0' || q[1] != 'x')
+			continue;
+		for (q += 2; q < le && ((*q >= '0' && *q <= '9') ||
+		                        (*q >= 'a' && *q <= 'f') ||
+		                        (*q >= 'A' && *q <= 'F')); q++, digits++)
+			id = id << 4 | (uint64_t)(*q <= '9' ? *q - '0'
+			                                   : (*q | 0x20) - 'a' + 10);
+		if (digits == 0 || digits > 16 || q >= le || *q != ' ')
+			continue;
+		ns = ++q;
+		/* name, then an optional " (file:line)" */
+		const char *ne = le, *file = NULL, *fe = NULL;
+		unsigned line = 0;
+		if (ne > ns && ne[-1] == ')') {
+			const char *op = ne - 1;
+			while (op > ns && *op != '(')
+				op--;
+			if (*op == '(' && op > ns && op[-1] == ' ') {
+				const char *colon = ne - 1;
+				while (colon > op && *colon != ':')
+					colon--;
+				file = op + 1;
+				fe = colon > op ? colon : ne - 1;
+				for (const char *x = colon + 1; colon > op &&
+				     x < ne - 1 && *x >= '0' && *x <= '9'; x++)
+					line = line * 10 + (unsigned)(*x - '0');
+				ne = op - 1;
+			}
+		}
+		size_t lo = 0, hi = na;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (ai[mid].addr < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == na || ai[lo].addr != id)
+			continue;
+		if ((err = xp_strpool_intern(c->sp, ns, (size_t)(ne - ns),
+		                             &ai[lo].name)) != XP_E_OK)
+			return err;
+		ai[lo].key = ai[lo].name;
+		if (file != NULL &&
+		    (err = xp_strpool_intern(c->sp, file, (size_t)(fe - file),
+		                             &ai[lo].file)) != XP_E_OK)
+			return err;
+		ai[lo].line = line;
+		if (by_line) {
+			size_t need = (size_t)(ne - ns) + (size_t)(fe - file) + 32;
+			char *k = malloc(need);
+			if (k == NULL)
+				return XP_E_NOMEM;
+			snprintf(k, need, "%.*s %.*s:%u", (int)(ne - ns), ns,
+			         file ? (int)(fe - file) : 2, file ? file : "??",
+			         line);
+			err = intern(c->sp, k, &ai[lo].key);
+			free(k);
+			if (err != XP_E_OK)
+				return err;
+		}
+	}
+	for (size_t i = 0; i < na; i++) {
+		ai[i].disp = ai[i].name;
+		ai[i].keyed = 1;
+	}
+	return XP_E_OK;
+}
+
+/* A call chain being reduced. */
+typedef struct {
+	uint64_t count;
+	size_t off, n;
+} chain;
+
+static size_t find_addr(const addrinfo *ai, size_t na, uint64_t a)
+{
+	size_t lo = 0, hi = na;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ai[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const char *const skip_names[] = {
+	"ProfileData::Add", "ProfileData::prof_handler",
+	"CpuProfiler::prof_handler", "__FRAME_END__", "__pthread_sighandler",
+	"__restore", NULL
+};
+
+typedef struct {
+	uint32_t key;
+	uint64_t flat, cum;
+	size_t ai;        /* an address with this key */
+} acc_t;
+
+static int cmp_entry(const void *x, const void *y, const xp_strpool *sp)
+{
+	const acc_t *a = x, *b = y;
+	if (a->flat != b->flat)
+		return a->flat > b->flat ? -1 : 1;
+	return strcmp(xp_strpool_str(sp, a->key), xp_strpool_str(sp, b->key));
+}
+
+/* qsort has no context argument in C11: a merge sort with one. */
+static void sort_entries(acc_t *v, size_t n, const xp_strpool *sp)
+{
+	acc_t *tmp;
+	if (n < 2)
+		return;
+	tmp = malloc(n * sizeof *tmp);
+	if (tmp == NULL) {
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 &&
+			     cmp_entry(&v[j - 1], &v[j], sp) > 0; j--) {
+				acc_t t = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = t;
+			}
+		return;
+	}
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = cmp_entry(&v[j], &v[i], sp) < 0 ? v[j++]
+				                                           : v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, n * sizeof *v);
+	}
+	free(tmp);
+}
+
+/* The chains of a profile after steps 1 to 4 (see the top). */
+typedef struct {
+	xp_strpool sp;
+	addrinfo *ai;
+	size_t na;
+	uint64_t *ad;      /* every chain's addresses, caller PCs minus 1 */
+	chain *ch;
+	size_t nch;
+	uint64_t total;
+	char **removed;
+	size_t nremoved;
+} xp_cp_an;
+
+static void an_free(xp_cp_an *an)
+{
+	for (size_t i = 0; i < an->nremoved; i++)
+		free(an->removed[i]);
+	free(an->removed);
+	free(an->ai);
+	free(an->ad);
+	free(an->ch);
+	xp_strpool_free(&an->sp);
+	memset(an, 0, sizeof *an);
+}
+
+static xp_err analyze(const xp_cpuprof *p, const char *exe, int by_line,
+                      xp_cp_an *an)
+{
+	symctx c = {0};
+	libent *libs = NULL;
+	size_t nlib = 0, na = 0, nch = 0;
+	uint64_t *ad = NULL, *uniq = NULL, maxpc = 0;
+	addrinfo *ai = NULL;
+	chain *ch = NULL;
+	char exereal[PATH_MAX];
+	int java = p->hdr[2] == 1, have_exe = 0;
+	xp_err err = XP_E_NOMEM;
+
+	memset(an, 0, sizeof *an);
+	c.sp = &an->sp;
+	c.width = p->slot == 8 ? 16 : 8;
+	if (exe != NULL) {
+		have_exe = 1;
+		if (realpath(exe, exereal) == NULL)
+			snprintf(exereal, sizeof exereal, "%s", exe);
+	}
+
+	/* 1. The chains, caller PCs minus one. */
+	ad = malloc((p->npc ? p->npc : 1) * sizeof *ad);
+	ch = malloc((p->nrec ? p->nrec : 1) * sizeof *ch);
+	if (ad == NULL || ch == NULL)
+		goto fail;
+	for (size_t i = 0; i < p->nrec; i++) {
+		const xp_cp_rec *rc = &p->recs[i];
+		ch[i] = (chain){rc->count, rc->first, rc->npcs};
+		for (size_t k = 0; k < rc->npcs; k++) {
+			uint64_t pc = p->pcs[rc->first + k];
+			ad[rc->first + k] = k > 0 && !java ? (pc - 1) & xp_cp_slot_max(p->slot) : pc;
+			if (ad[rc->first + k] > maxpc)
+				maxpc = ad[rc->first + k];
+		}
+		an->total = rc->count > UINT64_MAX - an->total ? UINT64_MAX
+		                                             : an->total + rc->count;
+	}
+	nch = p->nrec;
+
+	/* 2, 3. Every distinct address symbolized. */
+	uniq = malloc((p->npc ? p->npc : 1) * sizeof *uniq);
+	if (uniq == NULL)
+		goto fail;
+	memcpy(uniq, ad, p->npc * sizeof *uniq);
+	xp_qsort(uniq, p->npc, sizeof *uniq, cmp_u64);
+	for (size_t i = 0; i < p->npc; i++)
+		if (na == 0 || uniq[na - 1] != uniq[i])
+			uniq[na++] = uniq[i];
+	ai = calloc(na ? na : 1, sizeof *ai);
+	if (ai == NULL)
+		goto fail;
+	for (size_t i = 0; i < na; i++)
+		ai[i].addr = uniq[i];
+	if (java) {
+		if ((err = java_names(p, &c, by_line, ai, na)) != XP_E_OK)
+			goto fail;
+	} else {
+		libs = malloc((p->nmaps + 1) * sizeof *libs);
+		if (libs == NULL)
+			goto fail;
+		for (size_t i = 0; i < p->nmaps; i++) {
+			const xp_cpuprof_map *m = &p->maps[i];
+			if (!xp_cp_map_exec(m) || m->path[0] == '\0')
+				continue;
+			if (!is_shlib(m->path) &&
+			    !(have_exe && (strcmp(m->path, exereal) == 0 ||
+			                   strcmp(base_name(m->path),
+			                          base_name(exereal)) == 0)))
+				continue;
+			libs[nlib++] = (libent){m->path, m->start, m->end,
+			                        m->offset, 0};
+			if (have_exe && !is_shlib(m->path))
+				libs[nlib - 1].path = exe;
+		}
+		for (size_t i = 0; i < na; i++) {
+			const libent *best = NULL;
+			for (size_t k = 0; k < nlib; k++)
+				if (libs[k].start <= ai[i].addr &&
+				    ai[i].addr <= libs[k].end &&
+				    (best == NULL || libs[k].start > best->start))
+					best = &libs[k];
+			libent mainent = {exe, 0, maxpc, 0, 1};
+			if (best == NULL && have_exe)
+				best = &mainent;
+			if ((err = symbolize(&c, best, ai[i].addr,
+			                     &ai[i])) != XP_E_OK)
+				goto fail;
+		}
+		if ((err = name_keys(&c, ai, na, by_line)) != XP_E_OK)
+			goto fail;
+	}
+
+	/* 4. The profiler's signal frames. */
+	for (;;) {
+		uint64_t second = 0;
+		int same = nch > 0;
+		for (size_t i = 0; i < nch && same; i++) {
+			if (ch[i].n < 2)
+				same = 0;
+			else if (i == 0)
+				second = ad[ch[i].off + 1];
+			else if (ad[ch[i].off + 1] != second)
+				same = 0;
+		}
+		if (!same || java)
+			break;
+		{
+			size_t k = find_addr(ai, na, second);
+			const char *nm = xp_strpool_str(&an->sp, ai[k].name);
+			char **q = realloc(an->removed,
+			                   (an->nremoved + 1) * sizeof *q);
+			if (q == NULL)
+				goto fail;
+			an->removed = q;
+			if ((an->removed[an->nremoved] = strdup(nm)) == NULL)
+				goto fail;
+			an->nremoved++;
+		}
+		for (size_t i = 0; i < nch; i++) {
+			uint64_t *a = ad + ch[i].off;
+			size_t drop = 1;
+			if (ch[i].n > 3 && a[2] + 1 == a[0])
+				drop = 2;
+			memmove(a + 1, a + 1 + drop,
+			        (ch[i].n - 1 - drop) * sizeof *a);
+			ch[i].n -= drop;
+		}
+	}
+
+	err = XP_E_OK;
+fail:
+	for (size_t i = 0; i < c.nobj; i++) {
+		free(c.objs[i].path);
+		xp_cp_names_free(&c.objs[i].names);
+		xp_sym_free(c.objs[i].sym);
+	}
+	free(c.objs);
+	free(libs);
+	free(uniq);
+	an->ai = ai;
+	an->na = na;
+	an->ad = ad;
+	an->ch = ch;
+	an->nch = nch;
+	if (err != XP_E_OK)
+		an_free(an);
+	return err;
+}
+
+/* Whether frame k of chain i counts (not a skipped address or one of the
+ * profiler's functions); *x gets its addrinfo. */
+static int frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x)
+{
+	if (slot == 8 && a > 0x7fffffffffffffffull)
+		return 0;
+	*x = find_addr(an->ai, an->na, a);
+	for (size_t s = 0; skip_names[s] != NULL; s++)
+		if (strcmp(xp_strpool_str(&an->sp, an->ai[*x].name),
+		           skip_names[s]) == 0)
+			return 0;
+	return 1;
+}
+
+xp_err xp_cpuprof_report_new(const xp_cpuprof *p,
+                             const xp_cpuprof_report_opts *o,
+                             xp_cpuprof_report **out, xp_diags *d)
+{
+	xp_cpuprof_report *r = calloc(1, sizeof *r);
+	xp_cp_an an0, *an = &an0;
+	size_t nkeys = 0;
+	acc_t *acc = NULL;
+	size_t *stamp = NULL;
+	xp_err err;
+
+	*out = NULL;
+	if (r == NULL)
+		return XP_E_NOMEM;
+	if ((err = analyze(p, o->exe, o->by_line, an)) != XP_E_OK) {
+		free(r);
+		return err;
+	}
+	err = XP_E_NOMEM;
+	r->total = an->total;
+	const addrinfo *ai = an->ai;
+	const uint64_t *ad = an->ad;
+	const chain *ch = an->ch;
+	size_t nch = an->nch;
+	/* 5. Names, each once per chain. */
+	acc = NULL;
+	for (size_t i = 0; i < nch; i++) {
+		const uint64_t *a = ad + ch[i].off;
+		size_t first = 1;
+		for (size_t k = 0; k < ch[i].n; k++) {
+			size_t x;
+			uint32_t key;
+
+			if (!frame_ok(an, p->slot, a[k], &x))
+				continue;
+			key = ai[x].key;
+			if (key >= nkeys) {
+				size_t nk = an->sp.n;
+				acc_t *q = realloc(acc, nk * sizeof *q);
+				size_t *st = realloc(stamp, nk * sizeof *st);
+				if (q != NULL)
+					acc = q;
+				if (st != NULL)
+					stamp = st;
+				if (q == NULL || st == NULL)
+					goto fail;
+				for (size_t j = nkeys; j < nk; j++) {
+					acc[j] = (acc_t){(uint32_t)j, 0, 0, SIZE_MAX};
+					stamp[j] = SIZE_MAX;
+				}
+				nkeys = nk;
+			}
+			if (stamp[key] == i)
+				continue;
+			stamp[key] = i;
+			acc[key].ai = x;
+			if (first)
+				acc[key].flat += ch[i].count;
+			acc[key].cum += ch[i].count;
+			first = 0;
+		}
+	}
+
+	/* The entries, sorted. */
+	{
+		size_t n = 0;
+		for (size_t j = 0; j < nkeys; j++)
+			if (acc[j].ai != SIZE_MAX &&
+			    (acc[j].flat != 0 || acc[j].cum != 0))
+				acc[n++] = acc[j];
+		sort_entries(acc, n, &an->sp);
+		r->e = calloc(n ? n : 1, sizeof *r->e);
+		if (r->e == NULL)
+			goto fail;
+		for (size_t j = 0; j < n; j++) {
+			const addrinfo *x = &ai[acc[j].ai];
+			xp_cpuprof_entry *e = &r->e[j];
+			e->name = xp_strpool_str(&an->sp, o->by_line ? x->disp
+			                                            : acc[j].key);
+			e->file = x->file != UINT32_MAX && o->by_line ?
+			          xp_strpool_str(&an->sp, x->file) : NULL;
+			e->line = o->by_line ? x->line : 0;
+			e->object = x->obj != UINT32_MAX ?
+			            xp_strpool_str(&an->sp, x->obj) : NULL;
+			e->flat = acc[j].flat;
+			e->cum = acc[j].cum;
+		}
+		r->n = n;
+	}
+	err = XP_E_OK;
+	/* The report keeps the strings and the removed frames. */
+	r->sp = an->sp;
+	memset(&an->sp, 0, sizeof an->sp);
+	r->removed = an->removed;
+	r->nremoved = an->nremoved;
+	an->removed = NULL;
+	an->nremoved = 0;
+	*out = r;
+	r = NULL;
+fail:
+	(void)d;
+	free(acc);
+	free(stamp);
+	an_free(an);
+	xp_cpuprof_report_free(r);
+	return err;
+}
+
+void xp_cpuprof_report_free(xp_cpuprof_report *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->nremoved; i++)
+		free(r->removed[i]);
+	free(r->removed);
+	free(r->e);
+	xp_strpool_free(&r->sp);
+	free(r);
+}
+
+uint64_t xp_cpuprof_report_total(const xp_cpuprof_report *r)
+{
+	return r->total;
+}
+
+size_t xp_cpuprof_report_n(const xp_cpuprof_report *r)
+{
+	return r->n;
+}
+
+const xp_cpuprof_entry *xp_cpuprof_report_get(const xp_cpuprof_report *r,
+                                              size_t i)
+{
+	return &r->e[i];
+}
+
+const char *xp_cpuprof_report_removed(const xp_cpuprof_report *r, size_t i)
+{
+	return i < r->nremoved ? r->removed[i] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Conversion to feedback                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One object file per profiled object, one procedure per function:
+ * counter 1 its self (flat) samples, counter 2 its total (cumulative)
+ * samples, then one block per source line where it had self samples
+ * (counter 2 + block id, and a tuple giving the line); a VP_PROC value
+ * profile record per function it called, with the samples of the chains
+ * holding that call; a source file section per file, each line listing
+ * the blocks with their samples.  cpuprofile(5) CONVERSION TO FEEDBACK.
+ */
+typedef struct {
+	const char *obj, *name;
+	uint64_t self, total;
+	size_t stamp;
+} fbproc;
+
+typedef struct {
+	size_t proc;
+	const char *file;
+	unsigned line;
+	uint64_t count;
+	uint32_t block;
+} fbline;
+
+typedef struct {
+	size_t caller, callee;
+	uint64_t count;
+} fbpair;
+
+static int cmp_proc(const void *x, const void *y)
+{
+	const fbproc *a = x, *b = y;
+	int c = strcmp(a->obj, b->obj);
+	return c != 0 ? c : strcmp(a->name, b->name);
+}
+
+static int cmp_line_by_proc(const void *x, const void *y)
+{
+	const fbline *a = x, *b = y;
+	int c;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	if ((c = strcmp(a->file, b->file)) != 0)
+		return c;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cmp_line_by_file(const void *x, const void *y)
+{
+	const fbline *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+	if (c != 0)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const fbpair *a = x, *b = y;
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
+/* Grows an array of n elements of size sz to hold one more. */
+static void *grow1(void *v, size_t n, size_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return v;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *q = realloc(v, c * sz);
+	if (q != NULL)
+		*cap = c;
+	return q;
+}
+
+xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
+                      xp_diags *d)
+{
+	const xp_cpuprof *p = m;
+	xp_cp_an an;
+	fbproc *pr = NULL;
+	fbline *ln = NULL;
+	fbpair *pa = NULL;
+	size_t *pix = NULL, *fr = NULL;
+	size_t npr = 0, nln = 0, lcap = 0, npa = 0, pcap = 0;
+	const char *unknown = p->hdr[2] == 1 ? "[java]" : "[unknown]";
+	xp_fbb *b = NULL;
+	xp_err err;
+
+	(void)d;
+	*out = NULL;
+	if ((err = analyze(p, o->exe, 1, &an)) != XP_E_OK)
+		return err;
+	err = XP_E_NOMEM;
+	pr = calloc(an.na ? an.na : 1, sizeof *pr);
+	pix = malloc((an.na ? an.na : 1) * sizeof *pix);
+	fr = malloc((p->npc ? p->npc : 1) * sizeof *fr);
+	if (pr == NULL || pix == NULL || fr == NULL)
+		goto out;
+
+	/* The functions, sorted; pix maps an address to its function. */
+	for (size_t i = 0; i < an.na; i++) {
+		const addrinfo *x = &an.ai[i];
+		pr[i].obj = x->obj != UINT32_MAX ? xp_strpool_str(&an.sp, x->obj)
+		                                 : unknown;
+		pr[i].name = xp_strpool_str(&an.sp, x->disp);
+		pr[i].stamp = i;   /* the address, until sorted */
+	}
+	xp_qsort(pr, an.na, sizeof *pr, cmp_proc);
+	for (size_t i = 0; i < an.na; i++) {
+		if (npr == 0 || cmp_proc(&pr[npr - 1], &pr[i]) != 0)
+			pr[npr++] = pr[i];
+		pix[pr[i].stamp] = npr - 1;
+	}
+	for (size_t i = 0; i < npr; i++)
+		pr[i].stamp = SIZE_MAX;
+
+	/* Self and total samples, lines, caller/callee pairs. */
+	for (size_t i = 0; i < an.nch; i++) {
+		const uint64_t *a = an.ad + an.ch[i].off;
+		uint64_t c = an.ch[i].count;
+		size_t nf = 0, leaf = SIZE_MAX, x, pfirst = npa;
+
+		for (size_t k = 0; k < an.ch[i].n; k++) {
+			if (!frame_ok(&an, p->slot, a[k], &x))
+				continue;
+			if (leaf == SIZE_MAX)
+				leaf = x;
+			fr[nf++] = pix[x];
+		}
+		if (nf == 0)
+			continue;
+		pr[fr[0]].self += c;
+		if ((ln = grow1(ln, nln, &lcap, sizeof *ln)) == NULL)
+			goto out;
+		ln[nln++] = (fbline){fr[0],
+			an.ai[leaf].file != UINT32_MAX ?
+			xp_strpool_str(&an.sp, an.ai[leaf].file) : "",
+			an.ai[leaf].line, c, 0};
+		for (size_t k = 0; k < nf; k++) {
+			if (pr[fr[k]].stamp != i) {
+				pr[fr[k]].stamp = i;
+				pr[fr[k]].total += c;
+			}
+			if (k == 0)
+				continue;
+			size_t j = pfirst;
+			while (j < npa && !(pa[j].caller == fr[k] &&
+			                    pa[j].callee == fr[k - 1]))
+				j++;
+			if (j < npa)
+				continue;   /* once per chain */
+			if ((pa = grow1(pa, npa, &pcap, sizeof *pa)) == NULL)
+				goto out;
+			pa[npa++] = (fbpair){fr[k], fr[k - 1], c};
+		}
+	}
+	/* Identical lines and pairs summed. */
+	xp_qsort(ln, nln, sizeof *ln, cmp_line_by_proc);
+	{
+		size_t n = 0;
+		for (size_t i = 0; i < nln; i++) {
+			if (n > 0 && cmp_line_by_proc(&ln[n - 1], &ln[i]) == 0)
+				ln[n - 1].count += ln[i].count;
+			else
+				ln[n++] = ln[i];
+		}
+		nln = n;
+	}
+	xp_qsort(pa, npa, sizeof *pa, cmp_pair);
+	{
+		size_t n = 0;
+		for (size_t i = 0; i < npa; i++) {
+			if (n > 0 && cmp_pair(&pa[n - 1], &pa[i]) == 0)
+				pa[n - 1].count += pa[i].count;
+			else
+				pa[n++] = pa[i];
+		}
+		npa = n;
+	}
+
+	/* The feedback model. */
+	b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)npr);
+	if (b == NULL)
+		goto out;
+	{
+		size_t li = 0, pi = 0;
+		uint32_t pid = 0;
+		for (size_t i = 0; i < npr; i++) {
+			xp_str s;
+			if (i == 0 || strcmp(pr[i - 1].obj, pr[i].obj) != 0) {
+				xp_objfile of = {0};
+				if ((err = xp_fbb_intern(b, pr[i].obj,
+				                         strlen(pr[i].obj),
+				                         &of.path)) != XP_E_OK)
+					goto out;
+				of.n_values_per_vp = 1;
+				pid = 0;
+				if ((err = xp_fbb_begin_objfile(b, &of)) != XP_E_OK)
+					goto out;
+			}
+			xp_proc pp = {0};
+			size_t nvp = 0;
+			for (size_t j = pi; j < npa && pa[j].caller == i; j++)
+				nvp++;
+			if ((err = xp_fbb_intern(b, pr[i].name,
+			                         strlen(pr[i].name),
+			                         &pp.name)) != XP_E_OK)
+				goto out;
+			pp.proc_id = ++pid;
+			pp.n_vp_sites = (uint32_t)nvp;
+			for (size_t j = li; j < nln && ln[j].proc == i; j++)
+				pp.n_srcmap_ops++;
+			if ((err = xp_fbb_begin_proc(b, &pp)) != XP_E_OK ||
+			    (err = xp_fbb_add_counter(b, 1, pr[i].self)) !=
+			    XP_E_OK ||
+			    (err = xp_fbb_add_counter(b, 2, pr[i].total)) !=
+			    XP_E_OK)
+				goto out;
+			uint32_t blk = 0;
+			size_t l0 = li;
+			for (; li < nln && ln[li].proc == i; li++) {
+				ln[li].block = ++blk;
+				if ((err = xp_fbb_add_counter(b, 2 + blk,
+				                              ln[li].count)) !=
+				    XP_E_OK)
+					goto out;
+			}
+			for (size_t j = pi; j < pi + nvp; j++) {
+				xp_vpval v = {0};
+				v.count = pa[j].count;
+				v.has_value = 1;
+				if ((err = xp_fbb_add_vp(b, (uint32_t)(j - pi) + 1,
+				                         XP_VP_PROC)) != XP_E_OK ||
+				    (err = xp_fbb_intern(b, pr[pa[j].callee].name,
+				                 strlen(pr[pa[j].callee].name),
+				                 &v.v.proc.name)) != XP_E_OK ||
+				    (err = xp_fbb_intern(b, pr[pa[j].callee].obj,
+				                 strlen(pr[pa[j].callee].obj),
+				                 &v.v.proc.objfile)) != XP_E_OK ||
+				    (err = xp_fbb_add_vpval(b, &v)) != XP_E_OK)
+					goto out;
+			}
+			pi += nvp;
+			for (size_t j = l0; j < li; j++)
+				if ((err = xp_fbb_add_block(b, ln[j].block,
+				                            2 + ln[j].block)) !=
+				    XP_E_OK)
+					goto out;
+			for (size_t j = l0; j < li; j++) {
+				xp_tuple t = {ln[j].block, ln[j].block, ln[j].line,
+				              0, XP_NOSTR};
+				if (ln[j].file[0] != '\0' &&
+				    (err = xp_fbb_intern(b, ln[j].file,
+				                         strlen(ln[j].file),
+				                         &s)) != XP_E_OK)
+					goto out;
+				if (ln[j].file[0] != '\0')
+					t.srcfile = s;
+				if ((err = xp_fbb_add_tuple(b, &t)) != XP_E_OK)
+					goto out;
+			}
+		}
+	}
+	/* Source files: the lines with samples, by file and line. */
+	xp_qsort(ln, nln, sizeof *ln, cmp_line_by_file);
+	for (size_t i = 0; i < nln; i++) {
+		xp_str s;
+		if (ln[i].file[0] == '\0' || ln[i].line == 0)
+			continue;
+		if (i == 0 || strcmp(ln[i - 1].file, ln[i].file) != 0 ||
+		    ln[i - 1].line == 0 || ln[i - 1].file[0] == '\0') {
+			if ((err = xp_fbb_intern(b, ln[i].file, strlen(ln[i].file),
+			                         &s)) != XP_E_OK ||
+			    (err = xp_fbb_begin_srcfile(b, s)) != XP_E_OK)
+				goto out;
+		}
+		if (i == 0 || strcmp(ln[i - 1].file, ln[i].file) != 0 ||
+		    ln[i - 1].line != ln[i].line) {
+			if ((err = xp_fbb_begin_srcline(b, ln[i].line, 0)) !=
+			    XP_E_OK)
+				goto out;
+		}
+		xp_blockref br = {ln[i].block, ln[i].count, 0, 0};
+		if ((err = xp_fbb_intern(b, pr[ln[i].proc].name,
+		                         strlen(pr[ln[i].proc].name),
+		                         &br.proc)) != XP_E_OK ||
+		    (err = xp_fbb_intern(b, pr[ln[i].proc].obj,
+		                         strlen(pr[ln[i].proc].obj),
+		                         &br.objfile)) != XP_E_OK ||
+		    (err = xp_fbb_add_blockref(b, &br)) != XP_E_OK)
+			goto out;
+	}
+	err = xp_fbb_finish(b, out);
+out:
+	xp_fbb_free(b);
+	free(pr);
+	free(ln);
+	free(pa);
+	free(pix);
+	free(fr);
+	an_free(&an);
+	return err;
+}

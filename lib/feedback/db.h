@@ -1,0 +1,129 @@
+/*
+ * feedback/db.h - the byte layout of the feedback database file (xprof_db(5)),
+ * shared by its writer (db_write.c), its reader (db_read.c) and the
+ * profile directory code (profdir.c).
+ *
+ * A database is a 64-byte header, a directory of XP_DB_NENTRIES entries of
+ * 24 bytes, then the tables the directory describes, in directory order,
+ * each at the first 8-byte aligned offset after the previous one.  Because
+ * the layout follows from the counts alone, the reader can compute what
+ * the writer would have produced and demand exactly that.
+ */
+#ifndef XPROF_DB_H
+#define XPROF_DB_H
+
+#include "base/internal.h"
+
+/* "XPROFDB" and a ^Z, a byte no feedback text holds. */
+#define XP_DB_MAGIC "XPROFDB\x1a"
+#define XP_DB_MAGIC_LEN 8
+#define XP_DB_FORMAT_VERSION 1u
+
+/* Header fields (byte offsets). */
+enum {
+	XP_DBH_MAGIC = 0,
+	XP_DBH_VERSION = 8,
+	XP_DBH_TYPE = 12,
+	XP_DBH_MAJOR = 16,
+	XP_DBH_MINOR = 20,
+	XP_DBH_NPROCNAMES = 24,
+	XP_DBH_NENTRIES = 28,
+	XP_DBH_FILESIZE = 32, /* u64 */
+	XP_DBH_CRC = 40,
+	XP_DBH_RESERVED = 44, /* 20 zero bytes up to the directory */
+	XP_DB_HEADER_SIZE = 64
+};
+
+/* Directory entry fields. */
+enum {
+	XP_DBE_ID = 0,
+	XP_DBE_RECSIZE = 4,
+	XP_DBE_OFFSET = 8, /* u64 */
+	XP_DBE_COUNT = 16, /* u64 */
+	XP_DB_ENTRY_SIZE = 24
+};
+
+/* Directory entries: the two string arrays, then every xp_table. */
+enum {
+	XP_DBE_STROFFS = 0,
+	XP_DBE_STRINGS = 1,
+	XP_DBE_TABLE0 = 2,
+	XP_DB_NENTRIES = XP_DBE_TABLE0 + XP_T_COUNT_
+};
+
+#define XP_DB_DIR_END \
+	((uint64_t)XP_DB_HEADER_SIZE + (uint64_t)XP_DB_NENTRIES * XP_DB_ENTRY_SIZE)
+
+/* The name (as in xprof_db(5)) and record size of directory entry e. */
+const char *xp_db_entry_name(unsigned e);
+uint32_t xp_db_entry_recsize(unsigned e);
+
+/* Rounds up to the next multiple of 8. */
+static inline uint64_t xp_db_align8(uint64_t v)
+{
+	return (v + 7) & ~(uint64_t)7;
+}
+
+/*
+ * Opens a database from an open file descriptor (which stays the
+ * caller's); name is used in diagnostics.  Otherwise as xp_db_open().
+ */
+xp_err xp_db_open_fd(int fd, const char *name, xp_fb **out, xp_diags *d);
+
+/*
+ * As xp_db_open_fd(); like[0..nlike-1] are databases opened by the
+ * reader.  A file that differs from one of them only in its checksum and
+ * counts (inputs of one binary) is checked against it byte for byte
+ * instead of record by record, which accepts exactly the same files, and
+ * *same is set to 1 + its index in like; otherwise to 0.
+ */
+xp_err xp_db_open_fd_like(int fd, const char *name, const xp_fb *const *like,
+                          unsigned nlike, int *same, xp_fb **out,
+                          xp_diags *d);
+xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
+                           const xp_fb *const *like, unsigned nlike,
+                           int *same, xp_fb **out, xp_diags *d);
+
+/* xp_profdir_open() and xp_open_any() with like, nlike and same as above. */
+xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
+                            const char *objfile, const xp_fb *const *like,
+                            unsigned nlike, int *same, xp_fb **out,
+                            xp_diags *d);
+xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
+                        unsigned nlike, int *same, xp_fb **out, xp_diags *d);
+
+/*
+ * A database written by its producer instead of from a profile in memory:
+ * its header fields and the record count of every directory entry.
+ */
+typedef struct {
+	xp_datatype type;
+	unsigned minor;
+	uint32_t n_proc_names;
+	uint64_t count[XP_DB_NENTRIES];
+} xp_db_shape;
+
+/* Writes the bytes of directory entry e to w, count * record size. */
+typedef void (*xp_db_put_fn)(void *ctx, unsigned e, xp_wbuf *w);
+
+/*
+ * Writes a database of shape s into fd, a regular file, at its offset;
+ * put writes each entry in turn.  The checksum is computed as the bytes
+ * go out and written into the header at the end.  XP_E_INVAL when put
+ * writes another number of bytes than the shape says, XP_E_IO (errno
+ * set) when writing fails.
+ */
+xp_err xp_db_write_fd_with(const xp_db_shape *s, xp_db_put_fn put, void *ctx,
+                           int fd);
+
+/*
+ * xp_profdir_write_locked() for data of type t, holding nobj object
+ * files, that write() writes into fd; objfile names the object file of
+ * objfd data, which must hold exactly one.
+ */
+typedef xp_err (*xp_profdir_write_fn)(void *ctx, int fd);
+xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
+                             const char *objfile, xp_profdir_write_fn write,
+                             void *ctx, xp_diags *d);
+
+#endif /* XPROF_DB_H */

@@ -1,0 +1,562 @@
+/*
+ * feedback/profdir.c - profile directories and atomic output files.
+ *
+ * A profile directory holds one database file per data type: feedback,
+ * tcovd and tcovsd at its top, and objfd/<key> with one file per object
+ * file, where <key> is the 64-bit FNV-1a hash of the object file's path in
+ * 16 lower-case hex digits (a path may be longer than a file name can be
+ * and may hold '/'); the database inside names its object file, and
+ * opening checks it.
+ *
+ * Writers serialise on an exclusive flock(2) of the directory itself, so
+ * that a read-modify-write (a merge) never loses another writer's update.
+ * Files are replaced atomically: the new data goes to a temporary file in
+ * the same directory (an unnamed O_TMPFILE where the file system supports
+ * it, so that a crash leaves nothing behind), is flushed with fsync, and
+ * is renamed over the old file; then the directory is synced so that the
+ * rename itself survives a crash.  Readers take no lock: they open either
+ * the old file or the new one, never a mix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "feedback/db.h"
+
+/* ------------------------------------------------------------------ */
+/* Atomic files                                                        */
+/* ------------------------------------------------------------------ */
+
+struct xp_afile {
+	int dirfd;        /* the directory the file goes to */
+	int fd;           /* the temporary file */
+	int unnamed;      /* O_TMPFILE: no name until commit */
+	int direct;       /* fd is the target itself (a FIFO or a device) */
+	char tmp[64];     /* named temporary: its name in dirfd */
+	char *base;       /* the target's name in dirfd */
+	char *path;       /* the target as given, for diagnostics */
+};
+
+/* A fresh name ".<base-prefix>.<16 hex digits>" for a temporary file. */
+static void tmp_name(char *buf, size_t size, const char *base)
+{
+	uint64_t x = 0;
+	if (getrandom(&x, sizeof x, GRND_NONBLOCK) != (ssize_t)sizeof x) {
+		/* No entropy yet: time and pid still differ between tries
+		 * and between processes. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15u ^
+		    (uint64_t)ts.tv_sec << 20 ^ (uint64_t)getpid();
+	}
+	snprintf(buf, size, ".%.24s.%016llx.tmp", base, (unsigned long long)x);
+}
+
+static void afile_free(xp_afile *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->dirfd >= 0)
+		close(f->dirfd);
+	free(f->base);
+	free(f->path);
+	free(f);
+}
+
+/*
+ * Opens a temporary file in the directory dirfd (which the afile takes
+ * over) for the target base; path names the target in diagnostics.
+ */
+static xp_err afile_open_at(int dirfd, const char *base, const char *path,
+                            xp_afile **out, xp_diags *d)
+{
+	*out = NULL;
+	xp_afile *f = calloc(1, sizeof *f);
+	if (!f) {
+		close(dirfd);
+		return XP_E_NOMEM;
+	}
+	f->dirfd = dirfd;
+	f->fd = -1;
+	f->base = strdup(base);
+	f->path = strdup(path);
+	if (!f->base || !f->path) {
+		afile_free(f);
+		return XP_E_NOMEM;
+	}
+
+#ifdef O_TMPFILE
+	f->fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+	if (f->fd >= 0) {
+		f->unnamed = 1;
+		*out = f;
+		return XP_E_OK;
+	}
+#endif
+	for (int tries = 0; tries < 100; tries++) {
+		tmp_name(f->tmp, sizeof f->tmp, base);
+		f->fd = openat(dirfd, f->tmp,
+		               O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0666);
+		if (f->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (f->fd < 0) {
+		int e = errno;
+		afile_free(f);
+		return xp_diag_file(d, XP_E_IO, path,
+		                    "cannot create a temporary file: %s",
+		                    strerror(e));
+	}
+	*out = f;
+	return XP_E_OK;
+}
+
+/*
+ * Writes straight into an existing file that is not a regular file: a
+ * FIFO or a device such as /dev/null must stay what it is, and replacing
+ * it would make no sense anyway.
+ */
+static xp_err afile_open_direct(const char *target, const char *path,
+                                xp_afile **out, xp_diags *d)
+{
+	xp_afile *f = calloc(1, sizeof *f);
+	if (!f)
+		return XP_E_NOMEM;
+	f->dirfd = -1;
+	f->direct = 1;
+	f->path = strdup(path);
+	f->fd = open(target, O_WRONLY | O_CLOEXEC);
+	if (!f->path || f->fd < 0) {
+		int e = errno;
+		int nomem = !f->path;
+		afile_free(f);
+		if (nomem)
+			return XP_E_NOMEM;
+		return xp_diag_file(d, XP_E_IO, path, "cannot open: %s",
+		                    strerror(e));
+	}
+	*out = f;
+	return XP_E_OK;
+}
+
+xp_err xp_afile_open(const char *path, xp_afile **out, xp_diags *d)
+{
+	*out = NULL;
+	/* A symbolic link stays a link: the file it points to is the one
+	 * replaced.  What is not a regular file is written in place. */
+	char *resolved = NULL;
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			resolved = realpath(path, NULL);
+			if (!resolved || stat(resolved, &st) != 0) {
+				int e = errno;
+				free(resolved);
+				return xp_diag_file(d, XP_E_IO, path,
+				                    "cannot follow the symbolic link: %s",
+				                    strerror(e));
+			}
+		}
+		if (S_ISDIR(st.st_mode)) {
+			free(resolved);
+			return xp_diag_file(d, XP_E_INVAL, path, "is a directory");
+		}
+		if (!S_ISREG(st.st_mode)) {
+			xp_err err = afile_open_direct(resolved ? resolved : path,
+			                               path, out, d);
+			free(resolved);
+			return err;
+		}
+	}
+	const char *target = resolved ? resolved : path;
+	const char *slash = strrchr(target, '/');
+	const char *base = slash ? slash + 1 : target;
+	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		free(resolved);
+		return xp_diag_file(d, XP_E_INVAL, path, "not a file name");
+	}
+	char *dir = slash ? strndup(target, (size_t)(slash - target) + 1)
+	                  : strdup(".");
+	if (!dir) {
+		free(resolved);
+		return XP_E_NOMEM;
+	}
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int e = errno;
+	free(dir);
+	if (dirfd < 0) {
+		free(resolved);
+		return xp_diag_file(d, e == ENOENT ? XP_E_NOTFOUND : XP_E_IO, path,
+		                    "cannot open its directory: %s", strerror(e));
+	}
+	xp_err err = afile_open_at(dirfd, base, path, out, d);
+	free(resolved);
+	return err;
+}
+
+int xp_afile_fd(const xp_afile *f)
+{
+	return f->fd;
+}
+
+void xp_afile_abort(xp_afile *f)
+{
+	if (!f)
+		return;
+	if (!f->direct && !f->unnamed && f->tmp[0])
+		unlinkat(f->dirfd, f->tmp, 0);
+	afile_free(f);
+}
+
+/* Gives an unnamed temporary file the name f->tmp. */
+static int link_unnamed(xp_afile *f)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		tmp_name(f->tmp, sizeof f->tmp, f->base);
+		/* AT_EMPTY_PATH needs a capability most users lack; the
+		 * /proc path works for everyone where /proc is mounted. */
+		if (linkat(f->fd, "", f->dirfd, f->tmp, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+		if (linkat(AT_FDCWD, proc, f->dirfd, f->tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	f->tmp[0] = '\0';
+	return -1;
+}
+
+xp_err xp_afile_commit(xp_afile *f, xp_diags *d)
+{
+	const char *what = "cannot flush";
+	if (f->direct) {
+		/* A FIFO or a device: nothing to rename, nothing to sync. */
+		int fd = f->fd;
+		f->fd = -1;
+		if (close(fd) != 0) {
+			int e = errno;
+			xp_err err = xp_diag_file(d, XP_E_IO, f->path,
+			                          "cannot write: %s", strerror(e));
+			afile_free(f);
+			return err;
+		}
+		afile_free(f);
+		return XP_E_OK;
+	}
+	if (fsync(f->fd) != 0)
+		goto fail;
+	if (f->unnamed) {
+		what = "cannot name the new file";
+		if (link_unnamed(f) != 0)
+			goto fail;
+		f->unnamed = 0;
+	}
+	what = "cannot replace";
+	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) != 0)
+		goto fail;
+	f->tmp[0] = '\0';
+	/* The rename is in the directory; make it durable too.  Some file
+	 * systems refuse fsync on a directory; the data is safe anyway. */
+	if (fsync(f->dirfd) != 0 && errno != EINVAL && errno != EROFS) {
+		what = "cannot flush the directory";
+		goto fail;
+	}
+	afile_free(f);
+	return XP_E_OK;
+fail:;
+	int e = errno;
+	xp_err err = xp_diag_file(d, XP_E_IO, f->path, "%s: %s", what,
+	                          strerror(e));
+	xp_afile_abort(f);
+	errno = e;
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Profile directories                                                 */
+/* ------------------------------------------------------------------ */
+
+struct xp_lock {
+	int fd;    /* the directory, locked */
+	char *dir; /* its name, for diagnostics */
+};
+
+/* The file name of objfd data: FNV-1a of the object file's path. */
+static void objfd_key(const char *objfile, char key[17])
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (const unsigned char *p = (const unsigned char *)objfile; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3u;
+	}
+	snprintf(key, 17, "%016llx", (unsigned long long)h);
+}
+
+char *xp_profdir_file(const char *dir, xp_datatype t, const char *objfile)
+{
+	char key[17];
+	const char *tail;
+	if (t == XP_DT_OBJFD) {
+		if (!objfile)
+			tail = "objfd";
+		else {
+			objfd_key(objfile, key);
+			tail = NULL;
+		}
+	} else {
+		tail = xp_datatype_name(t);
+	}
+	size_t n = strlen(dir) + 32;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	if (tail)
+		snprintf(s, n, "%s/%s", dir, tail);
+	else
+		snprintf(s, n, "%s/objfd/%s", dir, key);
+	return s;
+}
+
+/* Syncs the directory that holds path, so that a new entry in it lasts. */
+static void sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *parent = slash ? strndup(path, (size_t)(slash - path) + 1)
+	                     : strdup(".");
+	if (!parent)
+		return;
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(parent);
+}
+
+xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
+                       xp_diags *d)
+{
+	*out = NULL;
+	if (create) {
+		if (mkdir(dir, 0777) == 0)
+			sync_parent(dir);
+		else if (errno != EEXIST)
+			return xp_diag_file(d, XP_E_IO, dir,
+			                    "cannot create profile directory: %s",
+			                    strerror(errno));
+	}
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return xp_diag_file(d, XP_E_NOTFOUND, dir,
+			                    "no such profile directory");
+		return xp_diag_file(d, XP_E_IO, dir,
+		                    "cannot open profile directory: %s",
+		                    strerror(e));
+	}
+	int r;
+	do
+		r = flock(fd, LOCK_EX);
+	while (r != 0 && errno == EINTR);
+	if (r != 0) {
+		int e = errno;
+		close(fd);
+		return xp_diag_file(d, XP_E_LOCK, dir, "cannot lock: %s",
+		                    strerror(e));
+	}
+	xp_lock *l = malloc(sizeof *l);
+	char *name = strdup(dir);
+	if (!l || !name) {
+		free(l);
+		free(name);
+		close(fd);
+		return XP_E_NOMEM;
+	}
+	l->fd = fd;
+	l->dir = name;
+	*out = l;
+	return XP_E_OK;
+}
+
+void xp_profdir_unlock(xp_lock *l)
+{
+	if (!l)
+		return;
+	/* Closing the only descriptor of the open file releases the lock. */
+	close(l->fd);
+	free(l->dir);
+	free(l);
+}
+
+xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
+                             const char *objfile, xp_profdir_write_fn write,
+                             void *ctx, xp_diags *d)
+{
+	if (t == XP_DT_OBJFD && nobj != 1)
+		return xp_diag_file(d, XP_E_INVAL, l->dir,
+		                    "objfd data must hold exactly one object file, "
+		                    "this holds %u",
+		                    nobj);
+	char *path = xp_profdir_file(l->dir, t, t == XP_DT_OBJFD ? objfile : NULL);
+	if (!path)
+		return XP_E_NOMEM;
+	xp_err err = XP_E_OK;
+	int dirfd;
+	if (t == XP_DT_OBJFD) {
+		int made = mkdirat(l->fd, "objfd", 0777) == 0;
+		if (!made && errno != EEXIST) {
+			err = xp_diag_file(d, XP_E_IO, l->dir,
+			                   "cannot create objfd: %s", strerror(errno));
+			goto out;
+		}
+		dirfd = openat(l->fd, "objfd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (made)
+			fsync(l->fd);
+	} else {
+		dirfd = openat(l->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (dirfd < 0) {
+		err = xp_diag_file(d, XP_E_IO, path, "cannot open its directory: %s",
+		                   strerror(errno));
+		goto out;
+	}
+
+	/* Two paths with the same key would share a file: refuse to
+	 * replace another object file's data (a damaged file may go). */
+	if (t == XP_DT_OBJFD) {
+		xp_fb *old = NULL;
+		if (xp_db_open(path, &old, NULL) == XP_E_OK &&
+		    old->type == XP_DT_OBJFD) {
+			xp_objfile o;
+			xp_fb_objfile(old, 0, &o);
+			if (strcmp(xp_fb_str(old, o.path), objfile) != 0)
+				err = xp_diag_file(d, XP_E_EXISTS, path,
+				                   "holds the objfd data of %s, whose "
+				                   "key is the same as that of %s",
+				                   xp_fb_str(old, o.path), objfile);
+		}
+		xp_fb_free(old);
+		if (err) {
+			close(dirfd);
+			goto out;
+		}
+	}
+
+	xp_afile *f;
+	const char *base = strrchr(path, '/') + 1;
+	if ((err = afile_open_at(dirfd, base, path, &f, d)))
+		goto out;
+	if ((err = write(ctx, f->fd))) {
+		if (err == XP_E_IO)
+			xp_diag_file(d, XP_E_IO, path, "cannot write: %s",
+			             strerror(errno));
+		xp_afile_abort(f);
+		goto out;
+	}
+	err = xp_afile_commit(f, d);
+out:
+	free(path);
+	return err;
+}
+
+static xp_err write_db(void *ctx, int fd)
+{
+	return xp_db_write_fd(ctx, fd);
+}
+
+xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
+{
+	const char *objfile = NULL;
+	if (fb->n[XP_T_OBJFILES] == 1) {
+		xp_objfile o;
+		xp_fb_objfile(fb, 0, &o);
+		objfile = xp_fb_str(fb, o.path);
+	}
+	return xp_profdir_write_with(l, fb->type, fb->n[XP_T_OBJFILES], objfile,
+	                             write_db, (void *)fb, d);
+}
+
+xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d)
+{
+	xp_lock *l;
+	xp_err err = xp_profdir_lock(dir, 1, &l, d);
+	if (err)
+		return err;
+	err = xp_profdir_write_locked(l, fb, d);
+	xp_profdir_unlock(l);
+	return err;
+}
+
+xp_err xp_profdir_open(const char *dir, xp_datatype t, const char *objfile,
+                       xp_fb **out, xp_diags *d)
+{
+	return xp_profdir_open_like(dir, t, objfile, NULL, 0, NULL, out, d);
+}
+
+xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
+                            const char *objfile, const xp_fb *const *like,
+                            unsigned nlike, int *same, xp_fb **out,
+                            xp_diags *d)
+{
+	*out = NULL;
+	if (t == XP_DT_OBJFD && !objfile)
+		return xp_diag_file(d, XP_E_INVAL, dir,
+		                    "objfd data needs an object file path");
+	char *path = xp_profdir_file(dir, t, objfile);
+	if (!path)
+		return XP_E_NOMEM;
+	xp_err err;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (t == XP_DT_OBJFD)
+			err = xp_diag_file(d, e == ENOENT ? XP_E_NOTFOUND : XP_E_IO,
+			                   dir, "no objfd data for %s (%s: %s)", objfile,
+			                   path, strerror(e));
+		else
+			err = xp_diag_file(d, e == ENOENT ? XP_E_NOTFOUND : XP_E_IO,
+			                   dir, "no %s data (%s: %s)",
+			                   xp_datatype_name(t), path, strerror(e));
+		free(path);
+		return err;
+	}
+	xp_fb *fb;
+	err = xp_db_open_fd_like(fd, path, like, nlike, same, &fb, d);
+	close(fd);
+	if (err) {
+		free(path);
+		return err;
+	}
+	if (fb->type != t) {
+		err = xp_diag_file(d, XP_E_CORRUPT, path,
+		                   "holds %s data, expected %s",
+		                   xp_datatype_name(fb->type), xp_datatype_name(t));
+	} else if (t == XP_DT_OBJFD) {
+		xp_objfile o;
+		xp_fb_objfile(fb, 0, &o);
+		if (strcmp(xp_fb_str(fb, o.path), objfile) != 0)
+			err = xp_diag_file(d, XP_E_NOTFOUND, dir,
+			                   "no objfd data for %s (%s holds %s)",
+			                   objfile, path, xp_fb_str(fb, o.path));
+	}
+	free(path);
+	if (err) {
+		xp_fb_free(fb);
+		return err;
+	}
+	*out = fb;
+	return XP_E_OK;
+}

@@ -1,0 +1,132 @@
+/*
+ * feedback/text_parse.h - the interface shared by the feedback text scanner
+ * (grammar/xprof_text.l), the parser (grammar/xprof_text.y) and the driver
+ * (lib/feedback/text_parse.c).  Nothing here is public; no flex or bison
+ * type leaks
+ * into xprof.h.
+ *
+ * A canonical line is decoded by the scanner itself into an xp_tx_line
+ * (its numbers and field columns) and handed straight to its xp_tx_on_*
+ * handler.  Any other line is cut into generic tokens (xp_tx_tok: the text,
+ * its column and, for numbers, the decoded value); the parser's actions
+ * assemble the same xp_tx_line from them and call the same handler, so both
+ * paths build identical profiles.
+ */
+#ifndef XPROF_TEXT_PARSE_H
+#define XPROF_TEXT_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/internal.h"
+
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+
+typedef struct xp_tx_parser xp_tx_parser;
+
+/* The value of every token: text, column and decoded number. */
+typedef struct {
+	const char *s;   /* the token's bytes in the chunk buffer */
+	uint32_t len;
+	uint32_t col;    /* 1-based column of its first byte */
+	uint64_t v;      /* numbers, ids of B<n>, E<n>, S<n>:, VP type */
+	uint32_t v2;     /* the column part of line:col */
+	uint8_t ovf;     /* 1: v overflowed 64 bits; 2: v2 overflowed */
+} xp_tx_tok;
+
+/* Where a token starts.  Line text is found from lstart when needed. */
+typedef struct {
+	const char *lstart;  /* start of the token's line in its chunk */
+	uint64_t loff;       /* byte offset of that line in the input */
+	uint32_t line, col;
+} xp_tx_loc;
+
+/* Zero bytes that follow the two NULs ending a chunk, so that the
+ * scanner may read a whole 8-byte word at any position up to them. */
+#define XP_TX_PAD 8
+
+/* Maximum number of numeric fields of a line (OBJFILE, PROC). */
+#define XP_TX_NF 9
+
+/*
+ * One decoded line.  Numeric fields are v[0..]; f_ovf has bit i set when
+ * field i did not fit 64 bits; col[i] is the column of field i.  The name
+ * field (path, proc name, value text, pair) is s/slen at scol; has_s is 0
+ * when an optional name field is absent.
+ */
+typedef struct {
+	const char *lstart;
+	uint64_t loff;
+	uint32_t line;
+	uint32_t nv;          /* tuples/SRCLINE: 1 when a column is given */
+	uint64_t v[XP_TX_NF];
+	uint32_t col[XP_TX_NF];
+	uint32_t f_ovf;
+	const char *s;
+	size_t slen;
+	uint32_t scol;
+	int has_s;
+	int kind;             /* stat kind or VP type */
+} xp_tx_line;
+
+/* Scanner side, defined in xprof_text.l. */
+int xp_tx_scanner_new(xp_tx_parser *P, int slow_only, yyscan_t *out);
+void xp_tx_scanner_free(yyscan_t s);
+/* Starts scanning a chunk (len bytes followed by two NUL bytes and
+ * XP_TX_PAD more) that begins at input offset off. */
+void xp_tx_scanner_chunk(yyscan_t s, char *buf, size_t len, uint64_t off);
+/* The text of the last token returned (the parser's lookahead). */
+void xp_tx_scanner_last(yyscan_t s, const char **text, size_t *len);
+/* After a syntax error: drop the rest of the current line. */
+void xp_tx_scanner_skip_line(yyscan_t s);
+/* Where the scanner has put a NUL over the input, and the byte it hid. */
+void xp_tx_scanner_hold(yyscan_t s, const char **pos, char *ch);
+
+/* Driver side, defined in text_parse.c. */
+/* A fatal scanner error: unwinds to the parser's entry point. */
+_Noreturn void xp_tx_fatal(xp_tx_parser *P, const char *msg);
+/* Loads the next chunk into the scanner; 0 at the end of the input. */
+int xp_tx_next_chunk(xp_tx_parser *P, yyscan_t s);
+/* The flag xp_tx_stopped() reads, for the scanner to test cheaply. */
+const int *xp_tx_stop_flag(const xp_tx_parser *P);
+/* Nonzero once parsing must stop (error cap, fatal error). */
+int xp_tx_stopped(const xp_tx_parser *P);
+
+/* Reports an error at a column of a line; keeps count. */
+void xp_tx_report(xp_tx_parser *P, const char *lstart, uint64_t loff,
+               uint32_t line, uint32_t col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Line handlers, one per record kind; the parser calls them for slow
+ * lines, the scanner for canonical ones. */
+void xp_tx_on_header(xp_tx_parser *P, const xp_tx_tok *ver,
+                   const xp_tx_loc *vloc, const xp_tx_tok *type,
+                   const xp_tx_loc *tloc);
+void xp_tx_on_header_count(xp_tx_parser *P, const xp_tx_tok *t,
+                         const xp_tx_loc *loc);
+void xp_tx_on_objfile(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_proc(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_stat(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_counter(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_vp(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_block(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_edge(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_tuple(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_program(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_comdat(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_srcfile(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_srcline(xp_tx_parser *P, const xp_tx_line *l);
+void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l);
+/* A line had a syntax error. */
+void xp_tx_on_bad_line(xp_tx_parser *P);
+/* End of input: closes every open section and checks the header. */
+void xp_tx_on_end(xp_tx_parser *P);
+
+/* The parser, generated from xprof_text.y. */
+int xp_tx_parse(yyscan_t scanner, xp_tx_parser *P);
+
+#endif /* XPROF_TEXT_PARSE_H */

@@ -1,0 +1,55 @@
+/*
+ * gmon/gmon.h - what the files of the gmon.out module (module.c,
+ * text.c, merge.c, report.c, feedback.c) share.
+ */
+#ifndef XP_GMON_INT_H
+#define XP_GMON_INT_H
+
+#include "registry/module.h"
+#include "base/rd.h"
+#include "xprof_gmon.h"
+
+/* An empty model (GNU flavor, version 1). */
+xp_gmon *xp_gmon_new(int big, unsigned addr_bytes, xp_gmon_flavor fl);
+void xp_gmon_free(xp_gmon *g);
+
+/* Appending records; each returns XP_E_NOMEM or XP_E_OK.  A histogram
+ * takes ownership of h->bins. */
+xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h);
+xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a);
+/* Starts a basic-block record; then add its counts. */
+xp_err xp_gmon_add_bbrec(xp_gmon *g);
+xp_err xp_gmon_add_bb(xp_gmon *g, const xp_gmon_bb *b);
+xp_err xp_gmon_set_trailing(xp_gmon *g, const unsigned char *p, size_t n);
+
+/* The largest value a word of addr_bytes bytes holds. */
+static inline uint64_t xp_gmon_word_max(unsigned addr_bytes)
+{
+	return addr_bytes == 8 ? UINT64_MAX : UINT32_MAX;
+}
+
+/* The largest arc count the file can hold. */
+static inline uint64_t xp_gmon_arc_max(const xp_gmon *g)
+{
+	return g->flavor == XP_GMON_GNU ? UINT32_MAX
+	                                : xp_gmon_word_max(g->addr_bytes);
+}
+
+/* "le64" and the like, for messages. */
+const char *xp_gmon_layout_name(int big, unsigned addr_bytes);
+
+/* The text form (text.c). */
+int xp_gmon_detect_text(const unsigned char *head, size_t len);
+xp_err xp_gmon_read_text(const unsigned char *buf, size_t len,
+                         const char *name, const xp_load_opts *o,
+                         void **out, xp_diags *d);
+xp_err xp_gmon_write_text(const void *m, xp_wbuf *w);
+
+/* Merging (merge.c) and conversion to feedback (feedback.c). */
+xp_err xp_gmon_merge(void **acc, const void *in, double weight,
+                     const xp_prof_merge_opts *o, const char *name,
+                     xp_diags *d);
+xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
+                           xp_fb **out, xp_diags *d);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * registry/module.h - the interface between the registry (prof.c,
+ * registry.c) and the module of each foreign format (gmon.out, CPU
+ * profiles, DCPI, mpatrol).
+ *
+ * A module is a folder lib/NAME/ that defines `const xp_module
+ * xp_module_NAME` in its module.c; lib/modules.list names the modules in
+ * the order in which they recognise a file, and the build turns it into
+ * the generated header modules.h.  Adding a format is adding its folder
+ * and its line in that list.
+ *
+ * A module's model is an opaque pointer to the registry; the module's
+ * public header (xprof_NAME.h) gives callers its accessors.  Buffers
+ * handed to read and read_text stay valid only during the call: a model
+ * copies what it keeps.
+ */
+#ifndef XP_MODULE_H
+#define XP_MODULE_H
+
+#include "base/internal.h"
+
+typedef struct xp_module {
+	const char *name;        /* "gmon": also the text form's file stem */
+	xp_format fmt;           /* the binary form */
+	xp_format text_fmt;      /* the text form */
+	const char *default_name; /* usual binary file name: "gmon.out" */
+
+	/* Recognition from the first bytes of a file (len may be short). */
+	int (*detect)(const unsigned char *head, size_t len);
+	int (*detect_text)(const unsigned char *head, size_t len);
+
+	xp_err (*read)(const unsigned char *buf, size_t len, const char *name,
+	               const xp_load_opts *o, void **out, xp_diags *d);
+	xp_err (*read_text)(const unsigned char *buf, size_t len,
+	                    const char *name, const xp_load_opts *o,
+	                    void **out, xp_diags *d);
+	/* Both append to w; errors only for memory or I/O. */
+	xp_err (*write)(const void *m, xp_wbuf *w);
+	xp_err (*write_text)(const void *m, xp_wbuf *w);
+
+	/*
+	 * Adds in, scaled by weight, into *acc (a new model when *acc is
+	 * NULL).  On error *acc must be left as it was.
+	 */
+	xp_err (*merge)(void **acc, const void *in, double weight,
+	                const xp_prof_merge_opts *o, const char *name,
+	                xp_diags *d);
+	/* NULL when the format has no conversion to feedback. */
+	xp_err (*to_feedback)(const void *m, const xp_conv_opts *o,
+	                      xp_fb **out, xp_diags *d);
+	void (*free)(void *m);
+} xp_module;
+
+/* The modules in registry order: the first for NULL, then the one
+ * after m; NULL after the last. */
+const xp_module *xp_module_next(const xp_module *m);
+/* The module of a format (either form), or NULL for feedback. */
+const xp_module *xp_module_of(xp_format f);
+
+#endif

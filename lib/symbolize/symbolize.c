@@ -1,0 +1,513 @@
+/*
+ * symbolize/symbolize.c - addresses to functions and source lines, with GNU libbfd.
+ *
+ * The only file of libxprof that includes bfd.h.  An xp_sym holds an open
+ * bfd, its canonical symbol table (static, or dynamic when the object is
+ * stripped) and our own sorted copy of the symbols; lookups by address
+ * are binary searches over the code symbols.
+ */
+#include <stdio.h>
+
+#include <bfd.h>
+
+#include "base/internal.h"
+
+struct xp_sym {
+	bfd *abfd;
+	asymbol **syms;        /* libbfd's table, for find_nearest_line */
+	xp_symbol *tab;        /* every defined symbol, by address */
+	size_t n;
+	size_t *code;          /* indexes into tab: the preferred code
+	                          symbol at each distinct address */
+	size_t ncode;
+	uint64_t text_lo, text_hi;
+	/* ELF: the static symbol table's entries and a copy of its string
+	 * table, two NULs past its end (see xp_sym_strtab_name). */
+	int dynamic;           /* the table is the dynamic one */
+	uint64_t elf_symoff, elf_nsyms;
+	unsigned elf_symentsize, elf_big;
+	char *strtab;
+	size_t strtab_size;
+};
+
+static xp_err bfd_diag(xp_diags *d, const char *path, xp_err code)
+{
+	return xp_diag_file(d, code, path, "%s", bfd_errmsg(bfd_get_error()));
+}
+
+static unsigned sym_flags(const asymbol *s)
+{
+	unsigned f = 0;
+	const asection *sec = s->section;
+
+	if (s->flags & BSF_GLOBAL)
+		f |= XP_SYMF_GLOBAL;
+	if (s->flags & BSF_LOCAL)
+		f |= XP_SYMF_LOCAL;
+	if (s->flags & BSF_WEAK)
+		f |= XP_SYMF_WEAK;
+	if (s->flags & (BSF_FUNCTION | BSF_GNU_INDIRECT_FUNCTION))
+		f |= XP_SYMF_FUNCTION;
+	if (sec != NULL && (sec->flags & SEC_CODE))
+		f |= XP_SYMF_CODE;
+	if (s->flags & (BSF_DEBUGGING | BSF_SECTION_SYM))
+		f |= XP_SYMF_DEBUG;
+	if (s->flags & BSF_FILE)
+		f |= XP_SYMF_FILE;
+	if (s->flags & BSF_OBJECT)
+		f |= XP_SYMF_OBJECT;
+	if (s->flags & BSF_GNU_INDIRECT_FUNCTION)
+		f |= XP_SYMF_IFUNC;
+	return f;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const xp_symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int is_code(const xp_symbol *s)
+{
+	return (s->flags & (XP_SYMF_FUNCTION | XP_SYMF_CODE)) &&
+	       !(s->flags & (XP_SYMF_DEBUG | XP_SYMF_FILE));
+}
+
+/* Global beats weak beats local; otherwise the first (by name) stays. */
+static int rank(const xp_symbol *s)
+{
+	if (s->flags & XP_SYMF_GLOBAL)
+		return 0;
+	if (s->flags & XP_SYMF_WEAK)
+		return 1;
+	return 2;
+}
+
+static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
+{
+	bfd *abfd = s->abfd;
+	long storage, count;
+	int dynamic = 0;
+
+	storage = bfd_get_symtab_upper_bound(abfd);
+	if (storage <= (long)sizeof(asymbol *)) {
+		long dyn = bfd_get_dynamic_symtab_upper_bound(abfd);
+		if (dyn > 0) {
+			storage = dyn;
+			dynamic = 1;
+		}
+	}
+	if (storage <= 0) {
+		s->syms = calloc(1, sizeof *s->syms);
+		return s->syms != NULL ? XP_E_OK : XP_E_NOMEM;
+	}
+	s->syms = malloc((size_t)storage);
+	if (s->syms == NULL)
+		return XP_E_NOMEM;
+	s->dynamic = dynamic;
+	count = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, s->syms)
+	                : bfd_canonicalize_symtab(abfd, s->syms);
+	if (count < 0)
+		return bfd_diag(d, path, XP_E_CORRUPT);
+	s->tab = calloc((size_t)count + 1, sizeof *s->tab);
+	if (s->tab == NULL)
+		return XP_E_NOMEM;
+	for (long i = 0; i < count; i++) {
+		asymbol *a = s->syms[i];
+		if (a == NULL || bfd_is_und_section(a->section) ||
+		    bfd_is_com_section(a->section) || a->name == NULL)
+			continue;
+		s->tab[s->n].addr = (uint64_t)bfd_asymbol_value(a);
+		s->tab[s->n].name = bfd_asymbol_name(a);
+		s->tab[s->n].flags = sym_flags(a);
+		s->tab[s->n].size = 0;
+		s->tab[s->n].seq = (uint32_t)i;
+		s->n++;
+	}
+	xp_qsort(s->tab, s->n, sizeof *s->tab, cmp_sym);
+	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ELF string table, raw                                           */
+/* ------------------------------------------------------------------ */
+
+/* n bytes at offset off of the object file; 0, or -1 when short. */
+static int read_at(bfd *abfd, uint64_t off, void *buf, size_t n)
+{
+	if (off > (uint64_t)INT64_MAX ||
+	    bfd_seek(abfd, (file_ptr)off, SEEK_SET) != 0)
+		return -1;
+	return bfd_bread(buf, n, abfd) == n ? 0 : -1;
+}
+
+/* An ELF field of 2, 4 or 8 bytes in the file's byte order. */
+static uint64_t elf_field(const unsigned char *p, unsigned size, int big)
+{
+	if (size == 2)
+		return big ? (uint64_t)p[0] << 8 | p[1]
+		           : (uint64_t)p[1] << 8 | p[0];
+	if (size == 4)
+		return big ? xp_get_be32(p) : xp_get_le32(p);
+	return big ? xp_get_be64(p) : xp_get_le64(p);
+}
+
+/* The fields of an ELF section header that the string table needs. */
+typedef struct {
+	uint64_t type, offset, size, link, entsize;
+} elf_shdr;
+
+/* Section header i; 0, or -1 when it cannot be read. */
+static int read_shdr(bfd *abfd, uint64_t shoff, unsigned shentsize,
+                     uint64_t i, int c64, int big, elf_shdr *h)
+{
+	unsigned char sh[64];
+	unsigned w = c64 ? 8 : 4;
+
+	if (read_at(abfd, shoff + i * shentsize, sh, c64 ? 64 : 40) != 0)
+		return -1;
+	h->type = elf_field(sh + 4, 4, big);
+	h->offset = elf_field(sh + (c64 ? 0x18 : 0x10), w, big);
+	h->size = elf_field(sh + (c64 ? 0x20 : 0x14), w, big);
+	h->link = elf_field(sh + (c64 ? 0x28 : 0x18), 4, big);
+	h->entsize = elf_field(sh + (c64 ? 0x38 : 0x24), w, big);
+	return 0;
+}
+
+/*
+ * Finds the first SHT_SYMTAB section (the one libbfd reads) and copies
+ * its string table.  Anything unexpected leaves s->strtab NULL: the raw
+ * names are a refinement, never needed to read the symbols.
+ */
+static void read_elf_strtab(xp_sym *s)
+{
+	unsigned char eh[64];
+	uint64_t shoff, shnum;
+	unsigned shentsize;
+	int big, c64;
+	elf_shdr h, st;
+
+	if (bfd_get_flavour(s->abfd) != bfd_target_elf_flavour ||
+	    read_at(s->abfd, 0, eh, 16) != 0 || eh[4] < 1 || eh[4] > 2 ||
+	    eh[5] < 1 || eh[5] > 2)
+		return;
+	c64 = eh[4] == 2;
+	big = eh[5] == 2;
+	if (read_at(s->abfd, 0, eh, c64 ? 64 : 52) != 0)
+		return;
+	shoff = elf_field(eh + (c64 ? 0x28 : 0x20), c64 ? 8 : 4, big);
+	shentsize = (unsigned)elf_field(eh + (c64 ? 0x3a : 0x2e), 2, big);
+	shnum = elf_field(eh + (c64 ? 0x3c : 0x30), 2, big);
+	if (shoff == 0 || shentsize < (c64 ? 64u : 40u) || shentsize > 4096)
+		return;
+	/* With 0 the count is in section 0's sh_size. */
+	if (shnum == 0 &&
+	    read_shdr(s->abfd, shoff, shentsize, 0, c64, big, &h) == 0)
+		shnum = h.size;
+	for (uint64_t i = 1; i < shnum && i < (1u << 24); i++) {
+		if (read_shdr(s->abfd, shoff, shentsize, i, c64, big, &h) != 0)
+			return;
+		if (h.type != 2)   /* SHT_SYMTAB */
+			continue;
+		if (h.entsize < (c64 ? 24u : 16u) || h.entsize > 4096 ||
+		    h.link >= shnum ||
+		    read_shdr(s->abfd, shoff, shentsize, h.link, c64, big,
+		              &st) != 0 ||
+		    st.size == 0 || st.size > ((uint64_t)1 << 32))
+			return;
+		s->strtab = malloc((size_t)st.size + 2);
+		if (s->strtab == NULL)
+			return;
+		if (read_at(s->abfd, st.offset, s->strtab, (size_t)st.size)) {
+			free(s->strtab);
+			s->strtab = NULL;
+			return;
+		}
+		s->strtab[st.size] = s->strtab[st.size + 1] = '\0';
+		s->strtab_size = (size_t)st.size;
+		s->elf_symoff = h.offset;
+		s->elf_nsyms = h.size / h.entsize;
+		s->elf_symentsize = (unsigned)h.entsize;
+		s->elf_big = (unsigned)big;
+		return;
+	}
+}
+
+const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y)
+{
+	unsigned char e[4];
+	uint64_t idx = (uint64_t)y->seq + 1, st_name;
+
+	/* libbfd's i-th symbol is the file's (i + 1)-th: it skips the null
+	 * one.  The name is checked, so a table read otherwise is left. */
+	if (s->strtab == NULL || idx >= s->elf_nsyms ||
+	    read_at(s->abfd, s->elf_symoff + idx * s->elf_symentsize, e, 4))
+		return NULL;
+	st_name = elf_field(e, 4, (int)s->elf_big);
+	if (st_name >= s->strtab_size ||
+	    strcmp(s->strtab + st_name, y->name) != 0)
+		return NULL;
+	return s->strtab + st_name;
+}
+
+/* The section holding addr, or NULL. */
+static asection *section_of(bfd *abfd, uint64_t addr)
+{
+	for (asection *sec = abfd->sections; sec != NULL; sec = sec->next) {
+		uint64_t vma = bfd_section_vma(sec), sz = bfd_section_size(sec);
+		if ((bfd_section_flags(sec) & SEC_ALLOC) && addr >= vma &&
+		    addr - vma < sz)
+			return sec;
+	}
+	return NULL;
+}
+
+/* Sizes: to the next higher address in the same section, or its end. */
+static void compute_sizes(xp_sym *s)
+{
+	asection *sec = NULL;
+	uint64_t sec_end = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		xp_symbol *y = &s->tab[i];
+		size_t j = i + 1;
+
+		if (sec == NULL || y->addr < bfd_section_vma(sec) ||
+		    y->addr >= sec_end) {
+			sec = section_of(s->abfd, y->addr);
+			sec_end = sec != NULL ? bfd_section_vma(sec) +
+			                        bfd_section_size(sec) : 0;
+		}
+		if (sec == NULL)
+			continue;
+		while (j < s->n && s->tab[j].addr == y->addr)
+			j++;
+		if (j < s->n && s->tab[j].addr < sec_end)
+			y->size = s->tab[j].addr - y->addr;
+		else
+			y->size = sec_end - y->addr;
+	}
+}
+
+static xp_err index_code(xp_sym *s)
+{
+	s->code = calloc(s->n + 1, sizeof *s->code);
+	if (s->code == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		const xp_symbol *y = &s->tab[i];
+		if (!is_code(y))
+			continue;
+		if (s->ncode > 0 && s->tab[s->code[s->ncode - 1]].addr ==
+		                    y->addr) {
+			if (rank(y) < rank(&s->tab[s->code[s->ncode - 1]]))
+				s->code[s->ncode - 1] = i;
+			continue;
+		}
+		s->code[s->ncode++] = i;
+	}
+	/* A code symbol ends where the next code symbol starts, too. */
+	for (size_t k = 0; k + 1 < s->ncode; k++) {
+		xp_symbol *y = &s->tab[s->code[k]];
+		uint64_t next = s->tab[s->code[k + 1]].addr;
+		if (y->size == 0 || y->addr + y->size > next)
+			y->size = next - y->addr;
+	}
+	return XP_E_OK;
+}
+
+static void text_range(xp_sym *s)
+{
+	int any = 0;
+	for (asection *sec = s->abfd->sections; sec != NULL; sec = sec->next) {
+		uint64_t vma = bfd_section_vma(sec), sz = bfd_section_size(sec);
+		if (!(bfd_section_flags(sec) & SEC_CODE) || sz == 0)
+			continue;
+		if (!any || vma < s->text_lo)
+			s->text_lo = vma;
+		if (!any || vma + sz > s->text_hi)
+			s->text_hi = vma + sz;
+		any = 1;
+	}
+}
+
+xp_err xp_sym_open(const char *path, xp_sym **out, xp_diags *d)
+{
+	xp_sym *s;
+	xp_err err;
+	char **matching = NULL;
+
+	*out = NULL;
+	if (bfd_init() != BFD_INIT_MAGIC)
+		return xp_diag_file(d, XP_E_VERSION, path,
+		                    "libbfd does not match the version this "
+		                    "program was built with");
+	s = calloc(1, sizeof *s);
+	if (s == NULL)
+		return XP_E_NOMEM;
+	s->abfd = bfd_openr(path, NULL);
+	if (s->abfd == NULL) {
+		free(s);
+		return bfd_diag(d, path, bfd_get_error() == bfd_error_system_call
+		                             ? XP_E_IO : XP_E_FORMAT);
+	}
+	if (!bfd_check_format_matches(s->abfd, bfd_object, &matching)) {
+		err = bfd_get_error() == bfd_error_file_ambiguously_recognized
+		      ? xp_diag_file(d, XP_E_FORMAT, path,
+		                     "object file format is ambiguous")
+		      : xp_diag_file(d, XP_E_FORMAT, path,
+		                     "not an executable or object file (%s)",
+		                     bfd_errmsg(bfd_get_error()));
+		free(matching);
+		xp_sym_free(s);
+		return err;
+	}
+	err = read_symbols(s, path, d);
+	if (err == XP_E_OK && !s->dynamic)
+		read_elf_strtab(s);
+	if (err == XP_E_OK) {
+		compute_sizes(s);
+		err = index_code(s);
+	}
+	if (err != XP_E_OK) {
+		xp_sym_free(s);
+		return err;
+	}
+	text_range(s);
+	*out = s;
+	return XP_E_OK;
+}
+
+void xp_sym_free(xp_sym *s)
+{
+	if (s == NULL)
+		return;
+	if (s->abfd != NULL)
+		bfd_close(s->abfd);
+	free(s->syms);
+	free(s->tab);
+	free(s->code);
+	free(s->strtab);
+	free(s);
+}
+
+int xp_sym_big_endian(const xp_sym *s)
+{
+	return bfd_big_endian(s->abfd) ? 1 : 0;
+}
+
+unsigned xp_sym_addr_bytes(const xp_sym *s)
+{
+	int bits = bfd_get_arch_size(s->abfd);
+	if (bits <= 0)
+		bits = (int)bfd_arch_bits_per_address(s->abfd);
+	return bits > 32 ? 8 : 4;
+}
+
+int xp_sym_is_pic(const xp_sym *s)
+{
+	return (bfd_get_file_flags(s->abfd) & DYNAMIC) ? 1 : 0;
+}
+
+const char *xp_sym_target(const xp_sym *s)
+{
+	return bfd_get_target(s->abfd);
+}
+
+const char *xp_sym_arch(const xp_sym *s)
+{
+	return bfd_printable_name(s->abfd);
+}
+
+void xp_sym_text_range(const xp_sym *s, uint64_t *lo, uint64_t *hi)
+{
+	*lo = s->text_lo;
+	*hi = s->text_hi;
+}
+
+size_t xp_sym_count(const xp_sym *s)
+{
+	return s->n;
+}
+
+const xp_symbol *xp_sym_get(const xp_sym *s, size_t i)
+{
+	return i < s->n ? &s->tab[i] : NULL;
+}
+
+const xp_symbol *xp_sym_lookup(const xp_sym *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->ncode;
+	const xp_symbol *y;
+
+	/* The last code symbol at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->tab[s->code[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	y = &s->tab[s->code[lo - 1]];
+	return addr - y->addr < y->size ? y : NULL;
+}
+
+int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
+                const char **func, unsigned *line)
+{
+	asection *sec = section_of(s->abfd, addr);
+	const char *f = NULL, *fn = NULL;
+	unsigned l = 0;
+
+	*file = NULL;
+	*func = NULL;
+	*line = 0;
+	if (sec == NULL)
+		return -1;
+	if (!bfd_find_nearest_line(s->abfd, sec, s->syms,
+	                           addr - bfd_section_vma(sec), &f, &fn, &l))
+		return -1;
+	*file = f;
+	*func = fn;
+	*line = l;
+	return f != NULL || fn != NULL || l != 0 ? 0 : -1;
+}
+
+/* libiberty's demangler options, as nm and addr2line pass them. */
+#define DEMANGLE_PARAMS 1   /* DMGL_PARAMS */
+#define DEMANGLE_ANSI 2     /* DMGL_ANSI */
+
+char *xp_sym_demangle(const xp_sym *s, const char *name)
+{
+	return bfd_demangle(s->abfd, name, DEMANGLE_PARAMS | DEMANGLE_ANSI);
+}
+
+char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls)
+{
+	asymbol *a = s->syms[y->seq];
+	const char *ver = NULL;
+	char *dem, *out;
+	bool hidden = false;
+	size_t len;
+
+	*cls = 0;
+	if (a->flags & BSF_DEBUGGING || bfd_is_target_special_symbol(s->abfd, a))
+		return NULL;
+	*cls = bfd_decode_symclass(a);
+	dem = xp_sym_demangle(s, y->name);
+	if (bfd_get_flavour(s->abfd) == bfd_target_elf_flavour)
+		ver = bfd_get_symbol_version_string(s->abfd, a, false, &hidden);
+	if (ver == NULL || ver[0] == '\0')
+		return dem != NULL ? dem : strdup(y->name);
+	len = strlen(dem != NULL ? dem : y->name) + strlen(ver) + 3;
+	out = malloc(len);
+	if (out != NULL)
+		snprintf(out, len, "%s%s%s", dem != NULL ? dem : y->name,
+		         hidden ? "@" : "@@", ver);
+	free(dem);
+	return out;
+}
