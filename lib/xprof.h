@@ -686,6 +686,34 @@ typedef struct {
 xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
 
+/* Options of a report; all zero gives the real tool's default report. */
+typedef struct {
+	/* The executable the profile belongs to, or NULL (the module uses
+	 * what the profile names, or addresses as names). */
+	const char *exe;
+	/* Per function and source line where the real tool has such a
+	 * report (google-pprof --lines). */
+	int lines;
+} xp_report_opts;
+
+/* What the real tool of a format reports on a profile: gprof's flat
+ * profile and call graph, pprof's top list, mprof's tables, dcpiprof's
+ * procedures.  The format's header says what xp_report_model() points
+ * to. */
+typedef struct xp_report xp_report;
+
+/*
+ * Computes the report of p (name names it in diagnostics).  XP_E_INVAL
+ * with a diagnostic for options the format's report cannot honour, and
+ * for formats without a report of their own.
+ */
+xp_err xp_prof_report(const xp_prof *p, const xp_report_opts *o,
+                      const char *name, xp_report **out, xp_diags *d);
+/* The format of the profile the report is of (XP_FMT_GMON, ...). */
+xp_format xp_report_format(const xp_report *r);
+const void *xp_report_model(const xp_report *r);
+void xp_report_free(xp_report *r);
+
 /* ------------------------------------------------------------------ */
 /* Symbolization (GNU libbfd)                                          */
 /* ------------------------------------------------------------------ */

@@ -24,6 +24,11 @@ typedef struct xp_module {
 	xp_format fmt;           /* the binary form */
 	xp_format text_fmt;      /* the text form */
 	const char *default_name; /* usual binary file name: "gmon.out" */
+	/* What messages call the two forms (xp_format_name), alone and
+	 * with their article (xp_format_a): "gmon.out", "a gmon.out",
+	 * "gmon.out text", "a gmon.out text". */
+	const char *display, *display_a;
+	const char *text_display, *text_display_a;
 
 	/* Recognition from the first bytes of a file (len may be short). */
 	int (*detect)(const unsigned char *head, size_t len);
@@ -48,6 +53,15 @@ typedef struct xp_module {
 	/* NULL when the format has no conversion to feedback. */
 	xp_err (*to_feedback)(const void *m, const xp_conv_opts *o,
 	                      xp_fb **out, xp_diags *d);
+	/*
+	 * What the format's real tool reports (gprof, pprof, mprof,
+	 * dcpiprof), computed into a new report (*out) that the module's
+	 * public header describes and report_free frees; name names the
+	 * profile in diagnostics.  NULL when the format has no report.
+	 */
+	xp_err (*report)(const void *m, const xp_report_opts *o,
+	                 const char *name, void **out, xp_diags *d);
+	void (*report_free)(void *r);
 	void (*free)(void *m);
 } xp_module;
 

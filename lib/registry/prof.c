@@ -274,3 +274,52 @@ xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
 	return p->mod->to_feedback(p->model, o != NULL ? o : &no_conv_opts,
 	                           out, d);
 }
+
+struct xp_report {
+	const xp_module *mod;
+	void *model;
+};
+
+static const xp_report_opts no_report_opts;
+
+xp_err xp_prof_report(const xp_prof *p, const xp_report_opts *o,
+                      const char *name, xp_report **out, xp_diags *d)
+{
+	xp_report *r;
+	xp_err err;
+
+	*out = NULL;
+	if (p->mod->report == NULL)
+		return xp_diag_file(d, XP_E_INVAL, name, "%s has no report",
+		                    xp_format_a(p->mod->fmt));
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return XP_E_NOMEM;
+	r->mod = p->mod;
+	err = p->mod->report(p->model, o != NULL ? o : &no_report_opts, name,
+	                     &r->model, d);
+	if (err != XP_E_OK) {
+		free(r);
+		return err;
+	}
+	*out = r;
+	return XP_E_OK;
+}
+
+xp_format xp_report_format(const xp_report *r)
+{
+	return r->mod->fmt;
+}
+
+const void *xp_report_model(const xp_report *r)
+{
+	return r->model;
+}
+
+void xp_report_free(xp_report *r)
+{
+	if (r == NULL)
+		return;
+	if (r->model != NULL)
+		r->mod->report_free(r->model);
+	free(r);
+}

@@ -80,68 +80,55 @@ xp_format xp_format_detect(const void *head, size_t len)
 	return XP_FMT_UNKNOWN;
 }
 
-static const char *const format_names[XP_FMT_COUNT_] = {
-	[XP_FMT_UNKNOWN] = "unknown",
-	[XP_FMT_FEEDBACK_TEXT] = "feedback text",
-	[XP_FMT_FEEDBACK_DB] = "feedback database",
-	[XP_FMT_GMON] = "gmon.out",
-	[XP_FMT_GMON_TEXT] = "gmon.out text",
-	[XP_FMT_CPUPROF] = "CPU profile",
-	[XP_FMT_CPUPROF_TEXT] = "CPU profile text",
-	[XP_FMT_DCPI] = "DCPI profile",
-	[XP_FMT_DCPI_TEXT] = "DCPI profile text",
-	[XP_FMT_MPATROL] = "mpatrol profile",
-	[XP_FMT_MPATROL_TEXT] = "mpatrol profile text",
-};
-
+/* The names of the feedback forms; each module names its own. */
 const char *xp_format_name(xp_format f)
 {
-	if ((unsigned)f < XP_FMT_COUNT_ && format_names[f] != NULL)
-		return format_names[f];
-	return "unknown";
-}
+	const xp_module *m = xp_module_of(f);
 
-static const char *const format_a[XP_FMT_COUNT_] = {
-	[XP_FMT_UNKNOWN] = "an unknown format",
-	[XP_FMT_FEEDBACK_TEXT] = "a feedback text",
-	[XP_FMT_FEEDBACK_DB] = "a feedback database",
-	[XP_FMT_GMON] = "a gmon.out",
-	[XP_FMT_GMON_TEXT] = "a gmon.out text",
-	[XP_FMT_CPUPROF] = "a CPU profile",
-	[XP_FMT_CPUPROF_TEXT] = "a CPU profile text",
-	[XP_FMT_DCPI] = "a DCPI profile",
-	[XP_FMT_DCPI_TEXT] = "a DCPI profile text",
-	[XP_FMT_MPATROL] = "an mpatrol profile",
-	[XP_FMT_MPATROL_TEXT] = "an mpatrol profile text",
-};
+	if (m != NULL)
+		return f == m->fmt ? m->display : m->text_display;
+	switch (f) {
+	case XP_FMT_FEEDBACK_TEXT:
+		return "feedback text";
+	case XP_FMT_FEEDBACK_DB:
+		return "feedback database";
+	default:
+		return "unknown";
+	}
+}
 
 const char *xp_format_a(xp_format f)
 {
-	if ((unsigned)f < XP_FMT_COUNT_ && format_a[f] != NULL)
-		return format_a[f];
-	return format_a[XP_FMT_UNKNOWN];
+	const xp_module *m = xp_module_of(f);
+
+	if (m != NULL)
+		return f == m->fmt ? m->display_a : m->text_display_a;
+	switch (f) {
+	case XP_FMT_FEEDBACK_TEXT:
+		return "a feedback text";
+	case XP_FMT_FEEDBACK_DB:
+		return "a feedback database";
+	default:
+		return "an unknown format";
+	}
 }
 
 int xp_format_is_text(xp_format f)
 {
-	switch (f) {
-	case XP_FMT_FEEDBACK_TEXT:
-	case XP_FMT_GMON_TEXT:
-	case XP_FMT_CPUPROF_TEXT:
-	case XP_FMT_DCPI_TEXT:
-	case XP_FMT_MPATROL_TEXT:
-		return 1;
-	default:
-		return 0;
-	}
+	const xp_module *m = xp_module_of(f);
+
+	return f == XP_FMT_FEEDBACK_TEXT || (m != NULL && f == m->text_fmt);
 }
 
 xp_format xp_format_binary(xp_format f)
 {
-	/* Each text form follows its binary form in the enum. */
-	if (f == XP_FMT_UNKNOWN || (unsigned)f >= XP_FMT_COUNT_)
-		return XP_FMT_UNKNOWN;
-	return xp_format_is_text(f) ? (xp_format)(f - 1) : f;
+	const xp_module *m = xp_module_of(f);
+
+	if (m != NULL)
+		return m->fmt;
+	if (f == XP_FMT_FEEDBACK_TEXT || f == XP_FMT_FEEDBACK_DB)
+		return XP_FMT_FEEDBACK_DB;
+	return XP_FMT_UNKNOWN;
 }
 
 const char *xp_format_module(xp_format f)
