@@ -1,8 +1,10 @@
 # xprof - profile-feedback toolchain.
 #
 #   make              build lib/libxprof.a and the tools
-#   make demo         build, then convert the bundled example text to a
-#                     profile directory and back, and show nothing changed
+#   make demo         build, then run the job of a pipeline on the bundled
+#                     example (examples/wc): training runs, a weighted merge,
+#                     the hottest code, a coverage listing, a comparison and
+#                     the lossless round trip
 #   make check        build and run the test suite
 #   make check-asan   rebuild everything with ASan+UBSan into build-asan/
 #                     and run the test suite and the fuzz-corpus replay
@@ -271,8 +273,7 @@ check-asan:
 demo:
 	@$(DEPS) --install
 	@$(MAKE) --no-print-directory NODEPS=1 all
-	@$(SHELL) build-aux/demo.sh '$(ATOB:./%=%)' '$(BTOA:./%=%)' \
-	    examples/wc.text '$(B:./%=%)/demo'
+	@$(SHELL) build-aux/demo.sh '$(O)' examples/wc '$(B:./%=%)/demo'
 
 # Fuzzing -----------------------------------------------------------------
 

@@ -92,19 +92,24 @@ else
 	    "status $st, apt-get calls: $(cat "$work/apt.log" 2>/dev/null)"
 fi
 
-# The demo: the bundled example goes round unchanged.
-if sh build-aux/demo.sh "$ATOB" "$BTOA" examples/wc.text "$work/demo" \
+# The demo runs every step on the bundled example: the weighted merge of
+# the three runs, a listing of main.c, and the text coming back unchanged.
+xp_o=${XP_O:-$(dirname "$(dirname "$ATOB")")}
+if sh build-aux/demo.sh "$xp_o" examples/wc "$work/demo" \
     > "$work/out" 2>&1 && grep -q 'are identical' "$work/out" &&
-   cmp -s examples/wc.text "$work/demo/wc.text"; then
-	pass "demo round trip of examples/wc.text"
+   grep -q '##### -> static int usage(void)' "$work/out" &&
+   grep -q '^       7932 -> 	for (char line' "$work/out" &&
+   cmp -s examples/wc/run1.text "$work/demo/run1.text"; then
+	pass "demo of examples/wc"
 else
-	fail "demo round trip of examples/wc.text: $(tail -n 3 "$work/out")"
+	fail "demo of examples/wc: $(tail -n 3 "$work/out")"
 fi
 
 # A text that is valid but not canonical comes back different, and the
 # demo must say so with a non-zero status.
-sed 's/^max 1204$/max  1204/' examples/wc.text > "$work/spaced.text"
-if sh build-aux/demo.sh "$ATOB" "$BTOA" "$work/spaced.text" "$work/demo2" \
+cp -R examples/wc "$work/spaced" &&
+sed 's/^max 1204$/max  1204/' examples/wc/run1.text > "$work/spaced/run1.text"
+if sh build-aux/demo.sh "$xp_o" "$work/spaced" "$work/demo2" \
     > "$work/out" 2>&1; then
 	fail "demo fails when the text comes back different: it exited 0"
 elif grep -q 'differs from' "$work/out"; then

@@ -91,12 +91,12 @@ done
 # The installed tools do the demo's round trip.
 work=$TMPDIR/roundtrip
 mkdir -p "$work"
-if "$root/bin/xprof_atob" examples/wc.text "$work/wc.profile" &&
+if "$root/bin/xprof_atob" examples/wc/run1.text "$work/wc.profile" &&
    "$root/bin/xprof_btoa" "$work/wc.profile" "$work/wc.text" &&
-   cmp -s examples/wc.text "$work/wc.text"; then
-	pass "installed tools round-trip examples/wc.text"
+   cmp -s examples/wc/run1.text "$work/wc.text"; then
+	pass "installed tools round-trip examples/wc/run1.text"
 else
-	fail "installed tools round-trip examples/wc.text"
+	fail "installed tools round-trip examples/wc/run1.text"
 fi
 
 # The .pc file: its prefix, and what pkg-config makes of it.
