@@ -781,6 +781,25 @@ const xp_symbol *xp_sym_lookup(const xp_sym *s, uint64_t addr);
 int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
                 const char **func, unsigned *line);
 
+/* One frame of the chain of inlined calls at an address. */
+typedef struct {
+	const char *file;  /* NULL when unknown */
+	const char *func;  /* from the debugging information; NULL: unknown */
+	unsigned line;     /* 0 when unknown */
+} xp_sym_frame;
+
+/*
+ * The chain of inlined calls at addr, innermost first, as addr2line -i
+ * prints it: frame 0 is what xp_sym_line() gives (the function whose code
+ * addr is, inlined or not, and the position in it); each next frame is the
+ * function that inlined the one before it, with the position of that call
+ * (bfd_find_inliner_info).  Fills at most max frames and returns how many
+ * the chain has, which may be more than max; 0 when addr has no debugging
+ * information.  Strings live as long as s.
+ */
+size_t xp_sym_inlined(xp_sym *s, uint64_t addr, xp_sym_frame *frames,
+                      size_t max);
+
 /* ------------------------------------------------------------------ */
 /* Comparing and summarizing (xprof_diff(1), xprof_show(1))            */
 /* ------------------------------------------------------------------ */

@@ -477,6 +477,34 @@ int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
 	return f != NULL || fn != NULL || l != 0 ? 0 : -1;
 }
 
+/*
+ * bfd_find_inliner_info walks outwards from the position the last
+ * bfd_find_nearest_line found, one inlining call per call, and says false
+ * when there is none left; so the chain is read right after the lookup,
+ * before anything else asks libbfd for a line.
+ */
+size_t xp_sym_inlined(xp_sym *s, uint64_t addr, xp_sym_frame *frames,
+                      size_t max)
+{
+	const char *f, *fn;
+	unsigned l;
+	size_t n = 0;
+
+	if (xp_sym_line(s, addr, &f, &fn, &l) != 0)
+		return 0;
+	do {
+		if (n < max) {
+			frames[n].file = f;
+			frames[n].func = fn;
+			frames[n].line = l;
+		}
+		n++;
+		f = fn = NULL;
+		l = 0;
+	} while (bfd_find_inliner_info(s->abfd, &f, &fn, &l));
+	return n;
+}
+
 /* libiberty's demangler options, as nm and addr2line pass them. */
 #define DEMANGLE_PARAMS 1   /* DMGL_PARAMS */
 #define DEMANGLE_ANSI 2     /* DMGL_ANSI */
