@@ -128,6 +128,11 @@ static xp_err add_srcfiles(builder *b, const xp_fb *fb)
  * edges are all known is their sum, and a known block with exactly one
  * unknown incoming (or outgoing) edge gives that edge the difference.
  * Blocks still unknown at the end count 0.
+ *
+ * The entry block, B1, is also entered by the procedure's calls, which
+ * no edge records: its incoming side always has that unknown, so it never
+ * gives B1's count, nor the difference to one of its edges (whose only
+ * in-edges are back edges of a loop at the procedure's start).
  */
 static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
                            const uint64_t *cval, uint32_t ncval,
@@ -195,7 +200,7 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (uint32_t b = 1; b <= nb; b++) {
-			for (int dir = 0; dir < 2; dir++) {
+			for (int dir = b == 1; dir < 2; dir++) {
 				const uint32_t *off = dir ? outoff : inoff;
 				const uint32_t *v = dir ? outv : inv;
 				uint32_t lo = off[b], hi = off[b + 1];

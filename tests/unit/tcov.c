@@ -152,6 +152,44 @@ static const char lines_text[] =
 	"SRCLINE: 15 1\n"
 	"B4 7 g:/o.o\n";     /* a larger count for B4 wins */
 
+/*
+ * A do-while loop at a procedure's entry: B1 (the body, no counter) ->
+ * B2 (the test, counter 1: 10) -> B1 again (E2, counter 2: 9) or B3 (the
+ * exit).  B1's only in-edge is the back edge, but B1 is also entered by
+ * the call, which no edge records: B1 ran 10 times, not 9.
+ */
+static const char loop_entry_text[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+	"OBJFILE:/o.o 1 0 0 1 0x1 1\n"
+	"PROC: g 0x3 2 0 0 1 3 3 3\n"
+	"1 10\n"   /* B2 */
+	"2 9\n"    /* E2: B2 -> B1 */
+	"B1: 0\n"
+	"B2: 1\n"
+	"B3: 0\n"
+	"E1 0 B1 B2\n"
+	"E2 2 B2 B1\n"
+	"E3 0 B2 B3\n"
+	"S1: B1 1 /b.c\n"
+	"S2: B2 2\n"
+	"S3: B3 3\n";
+
+static void test_loop_entry(void)
+{
+	xp_tcov *c = cov_of(loop_entry_text);
+	const xp_tcov_file *f;
+
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	/* E1 = B2's only unknown in-edge = 10, so B1 = its out-edges = 10;
+	 * E3 = B2 - E2 = 1 = B3. */
+	CHECK_EQ_U64(block_count(f, "g", 1), 10);
+	CHECK_EQ_U64(block_count(f, "g", 2), 10);
+	CHECK_EQ_U64(block_count(f, "g", 3), 1);
+	xp_tcov_free(c);
+}
+
 static void test_lines(void)
 {
 	xp_tcov *c = cov_of(lines_text);
@@ -450,6 +488,7 @@ static void test_data(void)
 int main(void)
 {
 	RUN(test_flow);
+	RUN(test_loop_entry);
 	RUN(test_lines);
 	RUN(test_funcs);
 	RUN(test_combine);
