@@ -36,7 +36,7 @@ ar binutils
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
-# with -lprofiler.
+# with -lprofiler; GNU make and ninja run the merge plans.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -54,6 +54,7 @@ google-pprof google-perftools
 c++ g++
 /usr/include/gperftools/profiler.h libgoogle-perftools-dev
 go golang-go
+ninja ninja-build
 "
 
 needs=$build_needs

@@ -715,6 +715,47 @@ const void *xp_report_model(const xp_report *r);
 void xp_report_free(xp_report *r);
 
 /* ------------------------------------------------------------------ */
+/* Plans: a merge as a tree of merges for make or ninja                */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+	XP_PLAN_MAKE = 1,     /* a Makefile for GNU make */
+	XP_PLAN_NINJA         /* a build.ninja */
+} xp_plan_kind;
+
+typedef struct {
+	xp_plan_kind kind;
+	unsigned fan_in;      /* K >= 2: the inputs of one merge at most */
+	const char *merge;    /* the xprof_merge the plan runs */
+	const char *out;      /* the result: the last merge's -o */
+	const char *work;     /* the directory of the intermediate results */
+	/* Arguments of every merge, of the merges of the inputs only, and
+	 * of the last merge only. */
+	const char *const *every;
+	size_t n_every;
+	const char *const *leaf;
+	size_t n_leaf;
+	const char *const *root;
+	size_t n_root;
+} xp_plan_opts;
+
+/* One input of a plan, and its weight as given (NULL: weight 1). */
+typedef struct {
+	const char *path;
+	const char *weight;
+} xp_plan_input;
+
+/*
+ * Writes the plan of merging the n inputs (n > 0) as a K-ary tree of
+ * merges: *buf (the caller frees it) holds a Makefile or a build.ninja
+ * whose merges write WORK/L-I (level L, index I) and, last, OUT.  A path
+ * that the syntax cannot hold gives XP_E_INVAL with a diagnostic.
+ */
+xp_err xp_plan_write(const xp_plan_opts *o, const xp_plan_input *in,
+                     size_t n, unsigned char **buf, size_t *len,
+                     xp_diags *d);
+
+/* ------------------------------------------------------------------ */
 /* Symbolization (GNU libbfd)                                          */
 /* ------------------------------------------------------------------ */
 
