@@ -36,7 +36,8 @@ ar binutils
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
-# with -lprofiler; GNU make and ninja run the merge plans.
+# with -lprofiler; GNU make and ninja run the merge plans; strace kills a
+# tool at a chosen system call (tests/hostile.sh).
 test_needs="
 cmp diffutils
 diff diffutils
@@ -55,6 +56,7 @@ c++ g++
 /usr/include/gperftools/profiler.h libgoogle-perftools-dev
 go golang-go
 ninja ninja-build
+strace strace
 "
 
 needs=$build_needs

@@ -11,11 +11,22 @@
  * Every direct write is a whole number of blocks at an aligned offset;
  * the tail is written the ordinary way when the writer is closed.  When
  * the file system refuses direct writes the thread writes the ordinary
- * way too.  The file's status flags are the caller's again on return.
+ * way too.
+ *
+ * O_DIRECT is a flag of the open file description, which the caller
+ * shares with whoever gave it the descriptor (a shell's redirection, a
+ * sibling job, 2>&1): set there, their own unaligned writes would fail,
+ * and for good if the process were killed before clearing it.  So the
+ * direct writes go through a description of the writer's own, opened
+ * anew on the same file through /proc/self/fd at the same offset; the
+ * caller's descriptor is only moved to the end when the writer is done.
+ * Without /proc, or for a file opened to append, the writer writes the
+ * ordinary way.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,8 +45,9 @@ struct xp_wbuf_async {
 	const unsigned char *job;
 	size_t job_len;         /* 0: idle */
 	int stop;
-	int direct;             /* O_DIRECT is set on the fd */
-	int flags;              /* the fd's status flags as given */
+	int fd;                 /* the writer's own description of the file */
+	int direct;             /* O_DIRECT is set on it */
+	int flags;              /* its status flags without O_DIRECT */
 	xp_err err;
 	int saved_errno;
 };
@@ -48,7 +60,7 @@ static void fail(xp_wbuf *w, xp_err err, int e)
 	}
 }
 
-/* O_DIRECT off again (the caller's flags); 0 or an errno value. */
+/* O_DIRECT off again; 0 or an errno value. */
 static int direct_off(int fd, struct xp_wbuf_async *a)
 {
 	a->direct = 0;
@@ -101,7 +113,7 @@ static void *writer(void *arg)
 		int e = 0;
 		pthread_mutex_unlock(&a->mu);
 		if (a->err == XP_E_OK)
-			e = write_all(w->fd, a, p, n);
+			e = write_all(a->fd, a, p, n);
 		pthread_mutex_lock(&a->mu);
 		if (e != 0 && a->err == XP_E_OK) {
 			a->err = XP_E_IO;
@@ -152,11 +164,13 @@ static void async_flush(xp_wbuf *w)
 	w->len -= n;
 }
 
-/* Stops and joins the thread, frees its buffers, gives the fd its flags
- * back; the stage must have been written or given up. */
+/* Stops and joins the thread, frees its buffers, moves the caller's
+ * descriptor to where the writing ended and closes the writer's own; the
+ * stage must have been written or given up. */
 static void async_end(xp_wbuf *w)
 {
 	struct xp_wbuf_async *a = w->async;
+	off_t end;
 
 	pthread_mutex_lock(&a->mu);
 	a->stop = 1;
@@ -165,9 +179,11 @@ static void async_end(xp_wbuf *w)
 	pthread_join(a->thread, NULL);
 	if (a->err != XP_E_OK)
 		fail(w, a->err, a->saved_errno);
-	int e = a->direct ? direct_off(w->fd, a) : 0;
-	if (e != 0)
-		fail(w, XP_E_IO, e);
+	if ((end = lseek(a->fd, 0, SEEK_CUR)) < 0 ||
+	    lseek(w->fd, end, SEEK_SET) < 0)
+		fail(w, XP_E_IO, errno);
+	if (close(a->fd) != 0)
+		fail(w, XP_E_IO, errno);
 	pthread_cond_destroy(&a->cv);
 	pthread_mutex_destroy(&a->mu);
 	free(a->other);
@@ -178,9 +194,31 @@ static void async_end(xp_wbuf *w)
 }
 
 /*
+ * A description of the writer's own of the regular file fd is open on,
+ * for writing at offset off; -1 when there can be none.
+ */
+static int reopen(int fd, const struct stat *st, off_t off)
+{
+	char path[64];
+	struct stat own;
+	int nfd;
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	nfd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &own) != 0 || own.st_dev != st->st_dev ||
+	    own.st_ino != st->st_ino || lseek(nfd, off, SEEK_SET) != off) {
+		close(nfd);
+		return -1;
+	}
+	return nfd;
+}
+
+/*
  * Sets up writing behind into fd when it is a regular file at an aligned
- * offset; 0 when it is (w->buf is then the first aligned buffer), -1 for
- * the ordinary way.
+ * offset, not opened to append; 0 when it is (w->buf is then the first
+ * aligned buffer), -1 for the ordinary way.
  */
 static int async_begin(xp_wbuf *w)
 {
@@ -191,28 +229,33 @@ static int async_begin(xp_wbuf *w)
 
 	if (fstat(w->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (off = lseek(w->fd, 0, SEEK_CUR)) < 0 || off % ALIGN != 0 ||
-	    (flags = fcntl(w->fd, F_GETFL)) < 0 || (flags & O_DIRECT))
+	    (flags = fcntl(w->fd, F_GETFL)) < 0 || (flags & O_APPEND))
 		return -1;
 	a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return -1;
-	a->flags = flags;
+	if ((a->fd = reopen(w->fd, &st, off)) < 0 ||
+	    (a->flags = fcntl(a->fd, F_GETFL)) < 0) {
+		if (a->fd >= 0)
+			close(a->fd);
+		free(a);
+		return -1;
+	}
 	w->buf = aligned_alloc(ALIGN, ASYNC_SIZE);
 	a->other = aligned_alloc(ALIGN, ASYNC_SIZE);
 	if (w->buf == NULL || a->other == NULL ||
 	    !(have_mu = pthread_mutex_init(&a->mu, NULL) == 0) ||
 	    !(have_cv = pthread_cond_init(&a->cv, NULL) == 0))
 		goto fail;
-	a->direct = fcntl(w->fd, F_SETFL, flags | O_DIRECT) == 0;
+	a->direct = fcntl(a->fd, F_SETFL, a->flags | O_DIRECT) == 0;
 	w->async = a;
 	if (pthread_create(&a->thread, NULL, writer, w) == 0) {
 		w->cap = ASYNC_SIZE;
 		return 0;
 	}
 	w->async = NULL;
-	if (a->direct)
-		fcntl(w->fd, F_SETFL, flags);
 fail:
+	close(a->fd);
 	if (have_cv)
 		pthread_cond_destroy(&a->cv);
 	if (have_mu)
@@ -326,12 +369,14 @@ xp_err xp_wbuf_close(xp_wbuf *w, unsigned char **mem, size_t *len)
 		async_flush(w);
 		async_wait(w);
 		/* The unaligned tail, after the direct writes, the ordinary
-		 * way: the flags go back first. */
-		int e = w->async->direct ? direct_off(w->fd, w->async) : 0;
+		 * way, through the writer's own description. */
+		int e = w->async->direct ? direct_off(w->async->fd, w->async)
+		                         : 0;
 		if (e != 0)
 			fail(w, XP_E_IO, e);
-		if (w->len)
-			sink(w, w->buf, w->len);
+		if (w->len && !w->err &&
+		    (e = write_all(w->async->fd, NULL, w->buf, w->len)) != 0)
+			fail(w, XP_E_IO, e);
 		w->len = 0;
 		async_end(w);
 	} else {

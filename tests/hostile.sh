@@ -1,0 +1,90 @@
+#!/bin/sh
+# hostile.sh - the tools in hostile surroundings: killed half way, given
+# descriptors they share with their caller, inputs that change under
+# them, full disks, lists that name nothing.  Each case is a defect that
+# once did harm, run the way it was found.
+#
+# Cases:
+#   stdout flags after a kill   xprof_btoa DIR - into a regular file that
+#                               the calling shell goes on writing to,
+#                               killed at its first write (strace injects
+#                               the signal): the shell's next unaligned
+#                               write must still work, so the tool must
+#                               never have set O_DIRECT on the caller's
+#                               open file
+#   no fcntl on stdout          the same for xprof_btoa and xprof_merge
+#                               --text -o -: strace sees no F_SETFL on
+#                               descriptor 1
+#
+# Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
+# Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
+
+set -u
+
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
+
+GEN=$XP_BUILD/bench/gen
+work=$TMPDIR/hostile
+rm -rf "$work"
+mkdir -p "$work" || exit 2
+
+if ! command -v strace >/dev/null 2>&1; then
+	echo "FAIL hostile: strace is missing (build-aux/deps.sh installs it)"
+	exit 1
+fi
+if [ ! -x "$GEN" ]; then
+	echo "FAIL hostile: generator not built: $GEN"
+	exit 1
+fi
+
+# A profile whose text is a few MB: several of the writer's blocks.
+"$GEN" -s 5 -n 20000 > "$work/g.text" &&
+"$ATOB" "$work/g.text" "$work/g.profile" || {
+	echo "FAIL hostile: cannot make the test profile"
+	exit 1
+}
+
+# --- the caller's open file -------------------------------------------------
+
+# The group's standard output is one open file description that the shell
+# keeps; the tool is killed at its first write(2).
+{
+	strace -f -o /dev/null -e trace=write \
+	    -e inject=write:signal=SIGKILL:when=1 "$BTOA" "$work/g.profile" -
+	echo after
+} > "$work/out.txt" 2> "$work/err.txt"
+if [ "$(tail -n 1 "$work/out.txt")" = after ] &&
+   ! grep -q 'write error' "$work/err.txt"; then
+	pass "stdout flags after a kill"
+else
+	fail "stdout flags after a kill" \
+	    "the shell could not write after the tool: $(tail -n 1 "$work/err.txt")"
+fi
+
+# no_setfl NAME WANT COMMAND...: the command, its stdout a regular file,
+# makes no F_SETFL on descriptor 1 and writes what the file WANT holds.
+no_setfl() {
+	name=$1 want=$2
+	shift 2
+	strace -f -o "$work/trace" -e trace=fcntl "$@" > "$work/out.txt" \
+	    2> "$work/err.txt"
+	st=$?
+	if [ "$st" != 0 ]; then
+		fail "$name" "exit status $st: $(head -n 1 "$work/err.txt")"
+	elif grep -q 'fcntl(1, F_SETFL' "$work/trace"; then
+		fail "$name" "$(grep 'fcntl(1, F_SETFL' "$work/trace" | head -n 1)"
+	elif ! cmp -s "$want" "$work/out.txt"; then
+		fail "$name" "the text written differs"
+	else
+		pass "$name"
+	fi
+}
+no_setfl "no fcntl on stdout: xprof_btoa DIR -" "$work/g.text" \
+    "$BTOA" "$work/g.profile" -
+"$MERGE" --text -o "$work/merged.text" "$work/g.profile" ||
+    fail "xprof_merge --text" "exit status $?"
+no_setfl "no fcntl on stdout: xprof_merge --text -o -" "$work/merged.text" \
+    "$MERGE" --text -o - "$work/g.profile"
+
+rm -rf "$work"
+exit $failed
