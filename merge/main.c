@@ -290,6 +290,15 @@ static int walk_list(run *r, const char *list, int count)
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		char *s = line, *e = line + len;
+		/* Before anything else: a NUL would end the line early and
+		 * make it look blank or shorter than it is. */
+		if ((size_t)len != strlen(line)) {
+			clear_progress(r);
+			fprintf(stderr, "%s: %s:%lu:%zu: NUL byte in the line\n",
+			        PROG, list, lineno, strlen(line) + 1);
+			status = -1;
+			break;
+		}
 		while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
 		                 e[-1] == '\t'))
 			e--;
@@ -298,13 +307,6 @@ static int walk_list(run *r, const char *list, int count)
 			s++;
 		if (*s == 0 || *s == '#')
 			continue;
-		if ((size_t)(e - s) != strlen(s)) {
-			clear_progress(r);
-			fprintf(stderr, "%s: %s:%lu: NUL byte in the line\n", PROG,
-			        list, lineno);
-			status = -1;
-			break;
-		}
 		if (count) {
 			r->total++;
 			continue;
@@ -326,6 +328,23 @@ static int walk_list(run *r, const char *list, int count)
 	free(line);
 	fclose(f);
 	return status;
+}
+
+/*
+ * When the inputs were given only by lists that named none, says so and
+ * returns 1: nothing is written then, so an empty list never replaces
+ * OUT.  (With no operand at all, only --accumulate runs, on OUT alone.)
+ */
+static int no_input(run *r, int n, char **ops)
+{
+	if (n == 0)
+		return 0;
+	clear_progress(r);
+	fprintf(stderr, "%s: no input: ", PROG);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i > 0 ? ", " : "", ops[i]);
+	fprintf(stderr, " %s none\n", n > 1 ? "name" : "names");
+	return 1;
 }
 
 static int parse_positive(const char *s, double *out)
@@ -560,6 +579,8 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (r.kind == 0 && no_input(&r, argc - optind, argv + optind))
+		goto done;
 	if (r.kind == 2) {
 		clear_progress(&r);
 		if (accumulate || fb_only) {
