@@ -159,46 +159,6 @@ static int open_input(const char *dir, int type_given, xp_datatype *type,
 	return 0;
 }
 
-/* Writes the text to standard output, or atomically to a file. */
-static int write_output(const xp_fb *fb, const char *out, xp_diags *d)
-{
-	xp_afile *af;
-	xp_err err;
-	int e;
-
-	if (strcmp(out, "-") == 0) {
-		if (xp_text_write_fd(fb, STDOUT_FILENO) != XP_E_OK) {
-			e = errno;
-			fprintf(stderr, "%s: <stdout>: %s\n", PROG,
-			        strerror(e));
-			return -1;
-		}
-		return 0;
-	}
-	err = xp_afile_open(out, &af, d);
-	if (err != XP_E_OK) {
-		tool_print_diags(PROG, d, err, out);
-		return -1;
-	}
-	err = xp_text_write_fd(fb, xp_afile_fd(af));
-	if (err != XP_E_OK) {
-		e = errno;
-		xp_afile_abort(af);
-		if (err == XP_E_IO)
-			fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(e));
-		else
-			fprintf(stderr, "%s: %s: %s\n", PROG, out,
-			        xp_strerror(err));
-		return -1;
-	}
-	err = xp_afile_commit(af, d);
-	if (err != XP_E_OK) {
-		tool_print_diags(PROG, d, err, out);
-		return -1;
-	}
-	return 0;
-}
-
 /* A binary file of another format becomes its lossless text. */
 static int foreign_to_text(const char *file, xp_format f, const char *out,
                            const xp_load_opts *lo, xp_diags *d)
@@ -335,7 +295,7 @@ int main(int argc, char **argv)
 		strcat(defout, ".text");
 		out = defout;
 	}
-	if (write_output(fb, out, d) == 0)
+	if (tool_write_text(PROG, fb, out) == 0)
 		status = 0;
 	goto done;
 nomem:

@@ -264,17 +264,37 @@ void tool_json_str(FILE *f, const char *s)
 /* Profiles of any format                                              */
 /* ------------------------------------------------------------------ */
 
-int tool_write_prof(const char *prog, const xp_prof *p, int text,
-                    const char *out)
+/* What to write and how: a feedback profile's text, or a profile of a
+ * foreign format in either form. */
+typedef struct {
+	const xp_fb *fb;
+	const xp_prof *p;
+	int text;
+} payload;
+
+static xp_err write_payload(const payload *w, int fd)
+{
+	return w->fb != NULL ? xp_text_write_fd(w->fb, fd)
+	                     : xp_prof_write_fd(w->p, w->text, fd);
+}
+
+/*
+ * Writes to "-" (standard output) or atomically to the file out, and
+ * prints exactly one message when that fails: "prog: OUT: cannot write:
+ * reason" for the writing itself, the library's diagnostics otherwise.
+ */
+static int write_out(const char *prog, const payload *w, const char *out)
 {
 	xp_diags *d;
 	xp_afile *af;
 	xp_err err;
+	int e;
 
 	if (strcmp(out, "-") == 0) {
-		if (xp_prof_write_fd(p, text, STDOUT_FILENO) != XP_E_OK) {
-			fprintf(stderr, "%s: <stdout>: %s\n", prog,
-			        strerror(errno));
+		if ((err = write_payload(w, STDOUT_FILENO)) != XP_E_OK) {
+			e = errno;
+			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", prog,
+			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
 			return -1;
 		}
 		return 0;
@@ -285,11 +305,11 @@ int tool_write_prof(const char *prog, const xp_prof *p, int text,
 	}
 	err = xp_afile_open(out, &af, d);
 	if (err == XP_E_OK) {
-		err = xp_prof_write_fd(p, text, xp_afile_fd(af));
+		err = write_payload(w, xp_afile_fd(af));
 		if (err != XP_E_OK) {
-			int e = errno;
+			e = errno;
 			xp_afile_abort(af);
-			fprintf(stderr, "%s: %s: %s\n", prog, out,
+			fprintf(stderr, "%s: %s: cannot write: %s\n", prog, out,
 			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
 			xp_diags_free(d);
 			return -1;
@@ -299,6 +319,21 @@ int tool_write_prof(const char *prog, const xp_prof *p, int text,
 	tool_print_diags(prog, d, err, out);
 	xp_diags_free(d);
 	return err == XP_E_OK ? 0 : -1;
+}
+
+int tool_write_prof(const char *prog, const xp_prof *p, int text,
+                    const char *out)
+{
+	payload w = { NULL, p, text };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_text(const char *prog, const xp_fb *fb, const char *out)
+{
+	payload w = { fb, NULL, 1 };
+
+	return write_out(prog, &w, out);
 }
 
 int tool_open_feedback(const char *prog, const char *path,

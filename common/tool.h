@@ -100,6 +100,8 @@ void tool_json_str(FILE *f, const char *s);
  */
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out);
+/* The same for the canonical text of a feedback profile. */
+int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
 /*
  * Opens a profile of any format as feedback: feedback as xp_open_any()
  * does, the foreign formats through their conversion to feedback (lo

@@ -721,7 +721,7 @@ int main(int argc, char **argv)
 		if ((json ? print_json(&r) : print_text(&r)) != 0)
 			goto nomem;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "%s: <stdout>: %s\n", PROG,
+			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
 			        strerror(errno));
 			status = 2;
 		}

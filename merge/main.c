@@ -358,31 +358,6 @@ static int parse_positive(const char *s, double *out)
 	return 0;
 }
 
-/* Writes the merged profile as a text to out ("-": standard output). */
-static xp_err write_text(const xp_fb *fb, const char *out, xp_diags *d)
-{
-	if (strcmp(out, "-") == 0) {
-		xp_err err = xp_text_write_fd(fb, STDOUT_FILENO);
-		if (err == XP_E_IO)
-			fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
-		return err;
-	}
-	xp_afile *f;
-	xp_err err = xp_afile_open(out, &f, d);
-	if (err)
-		return err;
-	err = xp_text_write_fd(fb, xp_afile_fd(f));
-	if (err) {
-		int e = errno;
-		xp_afile_abort(f);
-		if (err == XP_E_IO)
-			fprintf(stderr, "%s: %s: cannot write: %s\n", PROG, out,
-			        strerror(e));
-		return err;
-	}
-	return xp_afile_commit(f, d);
-}
-
 enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
        OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK };
 
@@ -599,9 +574,10 @@ int main(int argc, char **argv)
 			xp_diags_free(d);
 			if ((d = xp_diags_new(MAX_DIAGS)) == NULL)
 				goto done;
-			err = text ? write_text(res, out, d)
-			           : xp_profdir_write(out, res, d);
-			if (err) {
+			if (text) {
+				if (tool_write_text(PROG, res, out) != 0)
+					goto done;
+			} else if ((err = xp_profdir_write(out, res, d))) {
 				print_diags(&r, d, err, out);
 				goto done;
 			}
@@ -647,11 +623,9 @@ int main(int argc, char **argv)
 	d = xp_diags_new(MAX_DIAGS);
 	if (!d)
 		goto done;
-	err = write_text(res, out, d);
-	if (err) {
-		print_diags(&r, d, err, out);
+	clear_progress(&r);
+	if (tool_write_text(PROG, res, out) != 0)
 		goto done;
-	}
 	status = 0;
 done:
 	clear_progress(&r);
@@ -663,7 +637,8 @@ done:
 	free(r.objfile);
 	xp_prof_free(r.prof);
 	if (fflush(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+		fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
+		        strerror(errno));
 		status = 2;
 	}
 	return status;

@@ -533,7 +533,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+		fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
+		        strerror(errno));
 		goto done;
 	}
 	status = 0;

@@ -137,11 +137,13 @@ static int write_out(const char *path, const char *buf, size_t len)
 {
 	if (strcmp(path, "-") == 0) {
 		if (len > 0 && fwrite(buf, 1, len, stdout) != len) {
-			fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
+			        strerror(errno));
 			return -1;
 		}
 		if (fflush(stdout) != 0) {
-			fprintf(stderr, "%s: <stdout>: %s\n", PROG, strerror(errno));
+			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
+			        strerror(errno));
 			return -1;
 		}
 		return 0;
