@@ -456,9 +456,17 @@ xp_err xp_profdir_open(const char *dir, xp_datatype t, const char *objfile,
 
 /* An exclusive lock on a directory, for read-modify-write updates. */
 typedef struct xp_lock xp_lock;
+/*
+ * Taking the lock removes the temporary files (".NAME.HEX.tmp") that a
+ * writer killed between naming its new file and renaming it left in the
+ * directory and in its objfd/.  With create, a missing directory is made.
+ */
 xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
                        xp_diags *d);
 void xp_profdir_unlock(xp_lock *l);
+/* Unlocks after a failed write: a directory that this lock created is
+ * removed again if nothing was written into it. */
+void xp_profdir_unlock_failed(xp_lock *l);
 /* Stores a profile in a directory whose lock the caller holds. */
 xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d);
 

@@ -629,7 +629,10 @@ int main(int argc, char **argv)
 	status = 0;
 done:
 	clear_progress(&r);
-	xp_profdir_unlock(lock);
+	if (status != 0)
+		xp_profdir_unlock_failed(lock);
+	else
+		xp_profdir_unlock(lock);
 	xp_fb_free(res);
 	xp_merger_free(r.m);
 	xp_diags_free(d);

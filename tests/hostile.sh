@@ -15,6 +15,18 @@
 #   no fcntl on stdout          the same for xprof_btoa and xprof_merge
 #                               --text -o -: strace sees no F_SETFL on
 #                               descriptor 1
+#   stale temporary             xprof_atob into a profile directory,
+#                               killed between naming its new file and
+#                               renaming it over the old one, leaves
+#                               .feedback.HEX.tmp and the old data; the
+#                               next write into the directory removes the
+#                               temporary (xprof_atob and xprof_merge -a)
+#   full disk: TOOL             xprof_atob and xprof_merge writing a new
+#                               profile directory on a full file system
+#                               (a 512 KiB tmpfs) fail with exit status 2
+#                               and leave no directory behind; an existing
+#                               directory keeps its data (needs root to
+#                               mount; without root the cases say so)
 #
 # Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -85,6 +97,78 @@ no_setfl "no fcntl on stdout: xprof_btoa DIR -" "$work/g.text" \
     fail "xprof_merge --text" "exit status $?"
 no_setfl "no fcntl on stdout: xprof_merge --text -o -" "$work/merged.text" \
     "$MERGE" --text -o - "$work/g.profile"
+
+# --- killed between naming and renaming --------------------------------
+
+# stale NAME DIR COMMAND...: a temporary left in DIR by a killed writer is
+# gone after COMMAND, and DIR holds the data COMMAND wrote.
+stale() {
+	name=$1 dir=$2
+	shift 2
+	"$ATOB" "$work/small.text" "$dir" || { fail "$name" "setup"; return; }
+	strace -f -o /dev/null -e trace=renameat,renameat2 \
+	    -e inject=renameat,renameat2:signal=SIGKILL "$ATOB" "$work/g.text" \
+	    "$dir" 2> /dev/null
+	left=$(cd "$dir" && ls -A | grep -c '^\.feedback\.[0-9a-f]*\.tmp$')
+	if [ "$left" != 1 ]; then
+		fail "$name" "the killed run left $left temporaries, not 1"
+		return
+	fi
+	"$BTOA" "$dir" "$work/kept.text" &&
+	cmp -s "$work/kept.text" "$work/small.text" ||
+	    { fail "$name" "the old data did not survive the kill"; return; }
+	"$@" > "$work/out.txt" 2>&1 || {
+		fail "$name" "exit status $?: $(head -n 1 "$work/out.txt")"
+		return
+	}
+	if (cd "$dir" && ls -A | grep -q '\.tmp$'); then
+		fail "$name" "the temporary is still there: $(ls -A "$dir")"
+	else
+		pass "$name"
+	fi
+}
+"$GEN" -s 9 -n 50 > "$work/small.text"
+stale "stale temporary: xprof_atob" "$work/st1.profile" \
+    "$ATOB" "$work/small.text" "$work/st1.profile"
+stale "stale temporary: xprof_merge -a" "$work/st2.profile" \
+    "$MERGE" -a -o "$work/st2.profile" "$work/small.text"
+
+# --- a full file system ---------------------------------------------------
+
+full=$work/full
+mkdir -p "$full"
+if [ "$(id -u)" != 0 ] ||
+   ! mount -t tmpfs -o size=512k tmpfs "$full" 2> /dev/null; then
+	echo "NOTE hostile: full disk cases not run: mounting a tmpfs needs root"
+else
+	for tool in atob merge; do
+		case $tool in
+		atob) "$ATOB" "$work/g.text" "$full/new.profile" ;;
+		merge) "$MERGE" -o "$full/new.profile" "$work/g.profile" ;;
+		esac > "$work/out.txt" 2> "$work/err.txt"
+		st=$?
+		if [ "$st" != 2 ]; then
+			fail "full disk: xprof_$tool" "exit status $st, not 2"
+		elif [ -e "$full/new.profile" ]; then
+			fail "full disk: xprof_$tool" "new.profile was left behind"
+		elif ! grep -q 'No space left on device' "$work/err.txt"; then
+			fail "full disk: xprof_$tool" "$(head -n 1 "$work/err.txt")"
+		else
+			pass "full disk: xprof_$tool"
+		fi
+	done
+	# An existing directory stays, with its data.
+	"$ATOB" "$work/small.text" "$full/old.profile" &&
+	"$ATOB" "$work/g.text" "$full/old.profile" 2> /dev/null
+	if [ $? = 2 ] && "$BTOA" "$full/old.profile" "$work/kept.text" &&
+	   cmp -s "$work/kept.text" "$work/small.text"; then
+		pass "full disk: an existing directory keeps its data"
+	else
+		fail "full disk: an existing directory keeps its data" \
+		    "$(ls -A "$full" 2>&1)"
+	fi
+	umount "$full"
+fi
 
 rm -rf "$work"
 exit $failed

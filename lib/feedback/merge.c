@@ -3056,7 +3056,10 @@ xp_err xp_merger_write(xp_merger *m, const char *dir, xp_diags *d)
 	xp_err err = result_plan(m, &R, d);
 	if (!err && !(err = xp_profdir_lock(dir, 1, &l, d)))
 		err = write_planned(&R, l, d);
-	xp_profdir_unlock(l);
+	if (err)
+		xp_profdir_unlock_failed(l);
+	else
+		xp_profdir_unlock(l);
 	result_free(&R);
 	return err;
 }

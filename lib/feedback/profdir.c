@@ -17,6 +17,8 @@
  * rename itself survives a crash.  Readers take no lock: they open either
  * the old file or the new one, never a mix.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -289,8 +291,9 @@ fail:;
 /* ------------------------------------------------------------------ */
 
 struct xp_lock {
-	int fd;    /* the directory, locked */
-	char *dir; /* its name, for diagnostics */
+	int fd;      /* the directory, locked */
+	char *dir;   /* its name, for diagnostics */
+	int created; /* xp_profdir_lock made the directory */
 };
 
 /* The file name of objfd data: FNV-1a of the object file's path. */
@@ -345,37 +348,132 @@ static void sync_parent(const char *path)
 	free(parent);
 }
 
-xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
-                       xp_diags *d)
+/*
+ * Whether name is one of the temporary files of tmp_name():
+ * ".<base>.<16 hex digits>.tmp".
+ */
+static int is_temporary(const char *name)
 {
-	*out = NULL;
-	if (create) {
-		if (mkdir(dir, 0777) == 0)
-			sync_parent(dir);
-		else if (errno != EEXIST)
-			return xp_diag_file(d, XP_E_IO, dir,
-			                    "cannot create profile directory: %s",
-			                    strerror(errno));
+	size_t n = strlen(name);
+
+	if (n < 1 + 1 + 16 + 4 || name[0] != '.' ||
+	    strcmp(name + n - 4, ".tmp") != 0 || name[n - 21] != '.')
+		return 0;
+	for (size_t i = n - 20; i < n - 4; i++)
+		if (!isxdigit((unsigned char)name[i]) ||
+		    isupper((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Removes the temporary files that writers killed between naming their
+ * new file and renaming it over the old one left in the directory dirfd
+ * (xp_afile_commit).  Every file of a profile directory is written under
+ * its lock, and the temporary gets its name only while the writer holds
+ * it: whoever takes the lock finds none that is still being written.
+ */
+static void remove_stale(int dirfd)
+{
+	int fd = dup(dirfd);
+	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (dp == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (e == ENOENT)
-			return xp_diag_file(d, XP_E_NOTFOUND, dir,
-			                    "no such profile directory");
-		return xp_diag_file(d, XP_E_IO, dir,
-		                    "cannot open profile directory: %s",
-		                    strerror(e));
-	}
-	int r;
+	while ((e = readdir(dp)) != NULL)
+		if (is_temporary(e->d_name))
+			unlinkat(dirfd, e->d_name, 0);
+	closedir(dp);
+}
+
+/* Opens and locks dir; -1 (errno set) when it cannot. */
+static int lock_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
 	do
 		r = flock(fd, LOCK_EX);
 	while (r != 0 && errno == EINTR);
 	if (r != 0) {
 		int e = errno;
 		close(fd);
-		return xp_diag_file(d, XP_E_LOCK, dir, "cannot lock: %s",
-		                    strerror(e));
+		errno = e;
+		return -2;
+	}
+	return fd;
+}
+
+/*
+ * The directory fd still is dir: a run that created dir and failed
+ * removes it again (xp_profdir_unlock_failed), and whoever was waiting
+ * for its lock then holds the lock of a directory that is gone.
+ */
+static int still_there(int fd, const char *dir)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && a.st_nlink > 0 && stat(dir, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
+                       xp_diags *d)
+{
+	int fd = -1, created = 0;
+
+	*out = NULL;
+	for (int tries = 0; tries < 100; tries++) {
+		created = 0;
+		if (create) {
+			if (mkdir(dir, 0777) == 0) {
+				created = 1;
+				sync_parent(dir);
+			} else if (errno != EEXIST) {
+				return xp_diag_file(d, XP_E_IO, dir,
+				                    "cannot create profile "
+				                    "directory: %s",
+				                    strerror(errno));
+			}
+		}
+		fd = lock_dir(dir);
+		if (fd == -2)
+			return xp_diag_file(d, XP_E_LOCK, dir, "cannot lock: %s",
+			                    strerror(errno));
+		if (fd < 0) {
+			int e = errno;
+			if (e == ENOENT && create)
+				continue;
+			if (e == ENOENT)
+				return xp_diag_file(d, XP_E_NOTFOUND, dir,
+				                    "no such profile directory");
+			return xp_diag_file(d, XP_E_IO, dir,
+			                    "cannot open profile directory: %s",
+			                    strerror(e));
+		}
+		if (still_there(fd, dir))
+			break;
+		close(fd);
+		fd = -1;
+		if (!create)
+			return xp_diag_file(d, XP_E_NOTFOUND, dir,
+			                    "no such profile directory");
+	}
+	if (fd < 0)
+		return xp_diag_file(d, XP_E_LOCK, dir,
+		                    "cannot lock: the directory keeps going away");
+	remove_stale(fd);
+	{
+		int ofd = openat(fd, "objfd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (ofd >= 0) {
+			remove_stale(ofd);
+			close(ofd);
+		}
 	}
 	xp_lock *l = malloc(sizeof *l);
 	char *name = strdup(dir);
@@ -387,8 +485,23 @@ xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
 	}
 	l->fd = fd;
 	l->dir = name;
+	l->created = created;
 	*out = l;
 	return XP_E_OK;
+}
+
+void xp_profdir_unlock_failed(xp_lock *l)
+{
+	if (!l)
+		return;
+	/* Still under the lock, so that no writer has begun in it; rmdir
+	 * leaves a directory that is not empty alone. */
+	if (l->created) {
+		unlinkat(l->fd, "objfd", AT_REMOVEDIR);
+		if (rmdir(l->dir) == 0)
+			sync_parent(l->dir);
+	}
+	xp_profdir_unlock(l);
 }
 
 void xp_profdir_unlock(xp_lock *l)
@@ -496,7 +609,10 @@ xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d)
 	if (err)
 		return err;
 	err = xp_profdir_write_locked(l, fb, d);
-	xp_profdir_unlock(l);
+	if (err)
+		xp_profdir_unlock_failed(l);
+	else
+		xp_profdir_unlock(l);
 	return err;
 }
 
