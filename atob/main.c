@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 	xp_err err;
 	int c, sys_errno, status = 0;
 
+	tool_catch_sigbus(PROG);
 	opterr = 0;
 	while ((c = getopt(argc, argv, "+hV")) != -1) {
 		switch (c) {

@@ -207,6 +207,7 @@ int main(int argc, char **argv)
 	xp_diags *d = NULL;
 	xp_fb *fb = NULL;
 
+	tool_catch_sigbus(PROG);
 	opterr = 0;
 	while ((c = getopt(argc, argv, "+:e:hL:t:V")) != -1) {
 		char msg[200];

@@ -3,6 +3,8 @@
  * (see tool.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -364,4 +366,118 @@ int tool_open_feedback(const char *prog, const char *path,
 	tool_print_diags(prog, d, err, name);
 	xp_diags_free(d);
 	return err == XP_E_OK ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* An input that changes while it is read                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The library reads databases and binary profiles through mmap(2).  When
+ * another process truncates such a file while it is read (cp small x,
+ * truncate), touching the pages past the new end raises SIGBUS.  The
+ * handler names the file that is mapped at the faulting address, as
+ * /proc/self/maps says, and ends the process with status 2.  It uses only
+ * async-signal-safe calls (open, read, write, _exit) and no allocation.
+ */
+static const char *sigbus_prog = "xprof";
+
+static void put_err(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		ssize_t k = write(STDERR_FILENO, s, n);
+		if (k <= 0)
+			return;
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Reads a hexadecimal number at *p; moves *p past it. */
+static uintptr_t hex_at(const char **p)
+{
+	uintptr_t v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uintptr_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/*
+ * The path of the file mapped at addr, from /proc/self/maps, into
+ * buf; 0 when found.  Lines longer than the buffer are skipped.
+ */
+static int mapped_path(uintptr_t addr, char *buf, size_t size)
+{
+	char chunk[4096], line[4400];
+	size_t len = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), found = -1;
+	ssize_t k;
+
+	if (fd < 0)
+		return -1;
+	while (found != 0 && (k = read(fd, chunk, sizeof chunk)) > 0) {
+		for (ssize_t i = 0; i < k && found != 0; i++) {
+			const char *p = line, *path;
+			uintptr_t lo, hi;
+
+			if (chunk[i] != '\n') {
+				if (len < sizeof line - 1)
+					line[len++] = chunk[i];
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			lo = hex_at(&p);
+			if (*p++ != '-')
+				continue;
+			hi = hex_at(&p);
+			path = strchr(p, '/');
+			if (addr < lo || addr >= hi || path == NULL)
+				continue;
+			if (strlen(path) < size) {
+				strcpy(buf, path);
+				found = 0;
+			}
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	char path[4096];
+
+	(void)sig;
+	(void)ctx;
+	put_err(sigbus_prog);
+	if (mapped_path((uintptr_t)si->si_addr, path, sizeof path) == 0) {
+		put_err(": ");
+		put_err(path);
+		put_err(": file changed while it was being read\n");
+	} else {
+		put_err(": an input file changed while it was being read\n");
+	}
+	_exit(2);
+}
+
+void tool_catch_sigbus(const char *prog)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigbus_prog = prog;
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 }

@@ -111,4 +111,12 @@ int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
 int tool_open_feedback(const char *prog, const char *path,
                        const xp_load_opts *lo, xp_fb **out);
 
+/*
+ * A mapped input that another process truncates while it is read raises
+ * SIGBUS: after this call the tool then says "prog: FILE: file changed
+ * while it was being read" and exits with status 2.  Each tool calls it
+ * first thing in main().
+ */
+void tool_catch_sigbus(const char *prog);
+
 #endif /* XPROF_TOOL_H */

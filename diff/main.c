@@ -654,6 +654,7 @@ int main(int argc, char **argv)
 	xp_cmp *cmp = NULL;
 	xp_err err;
 
+	tool_catch_sigbus(PROG);
 	memset(&r, 0, sizeof r);
 	r.top_n = 10;
 	opterr = 0;

@@ -385,6 +385,7 @@ int main(int argc, char **argv)
 	xp_merge_opts mo = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
 	const char *out = NULL;
 	int accumulate = 0, text = 0, quiet = 0, c, to_feedback = 0;
+
 	const char *fb_only = NULL;   /* an option for feedback inputs only */
 	xp_load_opts lo = { NULL, NULL };
 	xp_prof_merge_opts pmo = { NULL, 0, 0 };
@@ -392,6 +393,7 @@ int main(int argc, char **argv)
 	size_t nweighted = 0;
 	int status = 2;
 
+	tool_catch_sigbus(PROG);
 	if (!weighted) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;

@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 	xp_summary *s = NULL;
 	xp_err err;
 
+	tool_catch_sigbus(PROG);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:hL:n:V", longopts, NULL)) != -1) {
 		int st;

@@ -402,6 +402,7 @@ int main(int argc, char **argv)
 	xp_diags *d = NULL;
 	xp_err err;
 
+	tool_catch_sigbus(PROG);
 	maps = calloc((size_t)argc, sizeof *maps);
 	if (!maps) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));

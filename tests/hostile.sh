@@ -21,6 +21,13 @@
 #                               .feedback.HEX.tmp and the old data; the
 #                               next write into the directory removes the
 #                               temporary (xprof_atob and xprof_merge -a)
+#   changed while read: TOOL    a database that shrinks to nothing while
+#                               xprof_btoa or xprof_merge reads it (an
+#                               LD_PRELOAD shim, tests/hostile/shrink.c,
+#                               truncates every file right after it is
+#                               mapped): exit status 2 and "FILE: file
+#                               changed while it was being read", not a
+#                               death by SIGBUS; xprof_merge writes nothing
 #   full disk: TOOL             xprof_atob and xprof_merge writing a new
 #                               profile directory on a full file system
 #                               (a 512 KiB tmpfs) fail with exit status 2
@@ -132,6 +139,39 @@ stale "stale temporary: xprof_atob" "$work/st1.profile" \
     "$ATOB" "$work/small.text" "$work/st1.profile"
 stale "stale temporary: xprof_merge -a" "$work/st2.profile" \
     "$MERGE" -a -o "$work/st2.profile" "$work/small.text"
+
+# --- an input that shrinks while it is read -------------------------------
+
+if "$XP_CC" -shared -fPIC -o "$work/shrink.so" \
+    "$SRCDIR/tests/hostile/shrink.c" -ldl 2> "$work/cc.err"; then
+	# changed NAME COMMAND...: the command reads $work/x.db, which the
+	# shim empties once it is mapped.
+	changed() {
+		name=$1
+		shift
+		cp "$work/g.profile/feedback" "$work/x.db" &&
+		cp "$work/g.profile/feedback" "$work/y.db" || exit 2
+		(cd "$work" &&
+		 ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		 LD_PRELOAD="$work/shrink.so" "$@") > "$work/out.txt" \
+		    2> "$work/err.txt"
+		st=$?
+		if [ "$st" != 2 ]; then
+			fail "$name" "exit status $st, not 2"
+		elif ! grep -qx "xprof_[a-z]*: $work/[xy].db: file changed while it was being read" "$work/err.txt"; then
+			fail "$name" "$(head -n 1 "$work/err.txt")"
+		elif [ -e "$work/m.profile" ]; then
+			fail "$name" "an output was written"
+		else
+			pass "$name"
+		fi
+	}
+	changed "changed while read: xprof_btoa" "$BTOA" x.db out.text
+	changed "changed while read: xprof_merge" "$MERGE" -o m.profile y.db \
+	    x.db
+else
+	fail "changed while read" "cannot build the shim: $(head -n 1 "$work/cc.err")"
+fi
 
 # --- a full file system ---------------------------------------------------
 
