@@ -105,9 +105,12 @@ void xp_diags_sort(xp_diags *d);
  *   "prog: file: offset 0x1a2b: msg\n"                          (binary)
  *   "prog: file: msg\n"                                         (XP_NOPOS)
  *   "prog: msg\n"                                   (XP_NOPOS, file "")
- * with "warning: " before msg for warnings.
+ * with "warning: " before msg for warnings.  A source line longer than
+ * XP_DIAG_WINDOW bytes is shown as a window of that many bytes around the
+ * column, with "..." where it was cut, and the caret under the column.
  * Returns a string the caller frees, or NULL when out of memory.
  */
+#define XP_DIAG_WINDOW 120
 char *xp_diag_format(const xp_diag *dg, const char *prog);
 
 /* ------------------------------------------------------------------ */

@@ -28,6 +28,10 @@
 #                               mapped): exit status 2 and "FILE: file
 #                               changed while it was being read", not a
 #                               death by SIGBUS; xprof_merge writes nothing
+#   long bad line: FORMAT       a 1 MB bad line of a feedback text and a
+#                               100,000-byte bad line of a DCPI header
+#                               give a diagnostic of a few hundred bytes
+#                               (a window around the column), not the line
 #   full disk: TOOL             xprof_atob and xprof_merge writing a new
 #                               profile directory on a full file system
 #                               (a 512 KiB tmpfs) fail with exit status 2
@@ -171,6 +175,40 @@ if "$XP_CC" -shared -fPIC -o "$work/shrink.so" \
 	    x.db
 else
 	fail "changed while read" "cannot build the shim: $(head -n 1 "$work/cc.err")"
+fi
+
+# --- a long bad line ------------------------------------------------------
+
+# small_error NAME COMMAND...: exit status 2 and under 1 KiB on stderr.
+small_error() {
+	name=$1
+	shift
+	"$@" > /dev/null 2> "$work/err.txt"
+	st=$?
+	size=$(wc -c < "$work/err.txt")
+	if [ "$st" != 2 ]; then
+		fail "$name" "exit status $st, not 2"
+	elif [ "$size" -ge 1024 ]; then
+		fail "$name" "$size bytes on stderr"
+	else
+		pass "$name"
+	fi
+}
+awk 'BEGIN {
+	printf "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+	printf "OBJFILE:/o.o 1 0 0 1 0x1 1\n"
+	s = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	for (i = 0; i < 16000; i++) printf "%s", s
+	printf "\n"
+}' > "$work/long.text"
+small_error "long bad line: feedback text" "$ATOB" "$work/long.text" \
+    "$work/long.profile"
+if "$XP_BUILD/tests/dcpigen" -i "0bad$(awk 'BEGIN {
+	for (i = 0; i < 1000; i++) printf "cccccccccccccccccccccccccccccccccccc"
+	}')zz" > "$work/long.dcpi" 2> /dev/null; then
+	small_error "long bad line: DCPI header" "$BTOA" "$work/long.dcpi" -
+else
+	fail "long bad line: DCPI header" "dcpigen failed"
 fi
 
 # --- a full file system ---------------------------------------------------

@@ -236,6 +236,28 @@ void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
 		dg->severity = XP_SEV_WARNING;
 }
 
+/*
+ * The part [*from, *to) of a line of len bytes that a diagnostic shows:
+ * all of it up to XP_DIAG_WINDOW bytes, otherwise XP_DIAG_WINDOW bytes
+ * with the column at (0-based, possibly past the end) in their middle
+ * where the line allows.
+ */
+static void window(size_t len, size_t at, size_t *from, size_t *to)
+{
+	size_t w = XP_DIAG_WINDOW;
+
+	*from = 0;
+	*to = len;
+	if (len <= w)
+		return;
+	if (at > len)
+		at = len;
+	*from = at > w / 2 ? at - w / 2 : 0;
+	if (*from + w > len)
+		*from = len - w;
+	*to = *from + w;
+}
+
 char *xp_diag_format(const xp_diag *dg, const char *prog)
 {
 	xp_buf b = {0};
@@ -261,12 +283,23 @@ char *xp_diag_format(const xp_diag *dg, const char *prog)
 	ok &= xp_buf_append(&b, dg->msg, strlen(dg->msg)) == XP_E_OK;
 	ok &= xp_buf_append(&b, "\n", 1) == XP_E_OK;
 	if (dg->line > 0 && dg->text) {
-		size_t len = strlen(dg->text);
-		ok &= xp_buf_append(&b, dg->text, len) == XP_E_OK;
+		size_t len = strlen(dg->text), from, to;
+		size_t at = dg->col > 0 ? dg->col - 1 : 0;
+
+		/* A long line is shown as a window of XP_DIAG_WINDOW bytes
+		 * around the column, "..." marking where it was cut. */
+		window(len, at, &from, &to);
+		if (from > 0)
+			ok &= xp_buf_append(&b, "...", 3) == XP_E_OK;
+		ok &= xp_buf_append(&b, dg->text + from, to - from) == XP_E_OK;
+		if (to < len)
+			ok &= xp_buf_append(&b, "...", 3) == XP_E_OK;
 		ok &= xp_buf_append(&b, "\n", 1) == XP_E_OK;
 		/* The caret sits under byte col; tabs are copied so that it
 		 * lines up however the terminal expands them. */
-		for (uint32_t i = 0; i + 1 < dg->col; i++) {
+		if (from > 0)
+			ok &= xp_buf_append(&b, "   ", 3) == XP_E_OK;
+		for (size_t i = from; i < at; i++) {
 			char c = i < len && dg->text[i] == '\t' ? '\t' : ' ';
 			ok &= xp_buf_append(&b, &c, 1) == XP_E_OK;
 		}
