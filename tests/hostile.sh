@@ -32,6 +32,14 @@
 #                               100,000-byte bad line of a DCPI header
 #                               give a diagnostic of a few hundred bytes
 #                               (a window around the column), not the line
+#   linear: WHAT                10 MB of NUL bytes and 10 MB of junk
+#                               (tests/hostile/junk.c), alone and after
+#                               the first line of every text form and of a
+#                               DCPI header, to every tool that scans them:
+#                               exit status 2 within `timeout 10` (a run
+#                               of 100 KB of NULs took 9 s when scanning
+#                               was quadratic), and a file without line
+#                               ends past 64 MiB is refused at once
 #   full disk: TOOL             xprof_atob and xprof_merge writing a new
 #                               profile directory on a full file system
 #                               (a 512 KiB tmpfs) fail with exit status 2
@@ -209,6 +217,70 @@ if "$XP_BUILD/tests/dcpigen" -i "0bad$(awk 'BEGIN {
 	small_error "long bad line: DCPI header" "$BTOA" "$work/long.dcpi" -
 else
 	fail "long bad line: DCPI header" "dcpigen failed"
+fi
+
+# --- scanning time is linear in the input ---------------------------------
+
+# linear NAME COMMAND...: exit status 2 within 10 seconds.
+linear() {
+	name=$1
+	shift
+	timeout 10 "$@" > /dev/null 2> "$work/err.txt"
+	st=$?
+	if [ "$st" = 124 ]; then
+		fail "linear: $name" "still running after 10 s"
+	elif [ "$st" != 2 ]; then
+		fail "linear: $name" "exit status $st, not 2"
+	else
+		pass "linear: $name"
+	fi
+}
+if "$XP_CC" -o "$work/junk" "$SRCDIR/tests/hostile/junk.c" \
+    2> "$work/cc.err"; then
+	mb10=10000000
+	for seed in 0 7; do
+		what=NULs
+		[ "$seed" = 0 ] || what=junk
+		"$work/junk" $mb10 $seed > "$work/j"
+		linear "$what: xprof_atob" "$ATOB" "$work/j" "$work/jp"
+		linear "$what: xprof_btoa" "$BTOA" "$work/j" -
+		linear "$what: xprof_show" "$SHOW" "$work/j"
+		linear "$what: xprof_diff" "$DIFF" "$work/j" "$work/j"
+		linear "$what: xprof_merge" "$MERGE" -o "$work/jm" "$work/j"
+		linear "$what: xprof_atob -" sh -c '"$1" - "$2" < "$3"' sh \
+		    "$ATOB" "$work/jp" "$work/j"
+		"$work/junk" $mb10 $seed \
+		    "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0" > "$work/j"
+		linear "$what after a header: xprof_atob" "$ATOB" "$work/j" \
+		    "$work/jp"
+		linear "$what after a header: xprof_merge" "$MERGE" --text \
+		    -o - "$work/j"
+		linear "$what after a header: xprof_show" "$SHOW" "$work/j"
+		linear "$what after a header: xprof_diff" "$DIFF" "$work/j" \
+		    "$work/j"
+		linear "$what after a header: xprof_merge -" sh -c \
+		    '"$1" --text -o - - < "$2"' sh "$MERGE" "$work/j"
+		for form in GMON-TEXT CPUPROF-TEXT DCPI-TEXT MPATROL-TEXT; do
+			"$work/junk" $mb10 $seed "$form 1" > "$work/j"
+			linear "$what after $form: xprof_atob" "$ATOB" \
+			    "$work/j" "$work/jo"
+		done
+		# A DCPI header: its first line, then the bytes.
+		"$work/junk" $mb10 $seed "image 0badcafe" > "$work/j"
+		linear "$what in a DCPI header: xprof_btoa" "$BTOA" "$work/j" -
+	done
+	# No line end in 100 MB: refused once a line passes 64 MiB.
+	"$work/junk" 100000000 0 > "$work/j"
+	linear "100 MB without a line end" "$ATOB" "$work/j" "$work/jp"
+	if grep -q 'line longer than 64 MiB' "$work/err.txt"; then
+		pass "100 MB without a line end: the message"
+	else
+		fail "100 MB without a line end: the message" \
+		    "$(head -n 1 "$work/err.txt")"
+	fi
+	rm -f "$work/j"
+else
+	fail "linear" "cannot build the junk writer: $(head -n 1 "$work/cc.err")"
 fi
 
 # --- a full file system ---------------------------------------------------

@@ -40,6 +40,14 @@
 #include "feedback/text_parse.h"
 
 #define CHUNK (1u << 20)
+
+/*
+ * The longest line a feedback text may have (xprof_text(5)): real lines
+ * are a few KB at the most, and a chunk must hold a whole line, so a
+ * file without line ends (a binary file, a run of NULs) is refused once
+ * a line passes this, before its buffer grows without bound.
+ */
+#define MAX_LINE ((size_t)64 << 20)
 #define WINDOW ((size_t)8 << 20)
 
 /* ------------------------------------------------------------------ */
@@ -370,6 +378,18 @@ static int chunk_reserve(xp_tx_parser *P, int c, size_t n)
 	return 0;
 }
 
+/* A line longer than MAX_LINE: reported at its start; -1. */
+static long long too_long(xp_tx_parser *P)
+{
+	xp_diag_text(P->d, XP_E_LIMIT, P->name,
+	             P->scanner ? xp_tx_scanner_line(P->scanner) : 1, 1,
+	             P->in_off, NULL, 0,
+	             "line longer than %zu MiB, the longest a feedback text "
+	             "may have", MAX_LINE >> 20);
+	set_fatal(P, XP_E_LIMIT);
+	return -1;
+}
+
 /* fd mode: reads into chunk buffer c until it holds want bytes or the
  * input ends. */
 static int read_until(xp_tx_parser *P, int c, size_t *have, size_t want)
@@ -419,6 +439,8 @@ static long long read_chunk(xp_tx_parser *P, int c)
 			take = have;
 			break;
 		}
+		if (have >= MAX_LINE)
+			return too_long(P);
 		/* A line longer than the buffer: grow it and read on. */
 		want = 2 * have;
 		if (chunk_reserve(P, c, want) != 0)
@@ -488,6 +510,8 @@ static long long copy_chunk(xp_tx_parser *P, int c)
 	} else {
 		/* A line longer than CHUNK: look further, doubling. */
 		for (size_t seen = lim; seen < avail && take == 0;) {
+			if (seen >= MAX_LINE)
+				return too_long(P);
 			size_t more = seen * 2 < avail ? seen * 2 : avail;
 			if (!(s = input_at(P, P->in_pos, more)))
 				return -1;

@@ -82,6 +82,8 @@ void xp_tx_scanner_chunk(yyscan_t s, char *buf, size_t len, uint64_t off);
 void xp_tx_scanner_last(yyscan_t s, const char **text, size_t *len);
 /* After a syntax error: drop the rest of the current line. */
 void xp_tx_scanner_skip_line(yyscan_t s);
+/* The number of the line being scanned. */
+uint32_t xp_tx_scanner_line(yyscan_t s);
 /* Where the scanner has put a NUL over the input, and the byte it hid. */
 void xp_tx_scanner_hold(yyscan_t s, const char **pos, char *ch);
 
