@@ -7,6 +7,7 @@
 #                     the lossless round trip
 #   make check        build and run the test suite
 #   make check-asan   rebuild everything with ASan+UBSan into build-asan/
+#                     (and with clang into build-asan-clang/)
 #                     and run the test suite and the fuzz-corpus replay
 #   make fuzz         libFuzzer targets into build-fuzz/ (needs clang)
 #   make fuzz-run     run each libFuzzer target FUZZ_SECONDS (default 60)
@@ -115,6 +116,11 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer
 ASAN_MAKEFLAGS := O=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' \
                   NODEPS=1 XP_SANITIZE=1
+# The same suite is run a second time built by clang when it is there:
+# its UndefinedBehaviorSanitizer checks more (pointer overflow on every
+# arithmetic, not only where gcc instruments it).
+ASAN_CLANG_MAKEFLAGS := O=build-asan-clang CC=clang CFLAGS='$(ASAN_FLAGS)' \
+                        LDFLAGS='$(ASAN_FLAGS)' NODEPS=1 XP_SANITIZE=1
 # tests/lsan.supp holds the leaks of libbfd itself (see there).
 ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -122,7 +128,8 @@ ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer
+# No recovery: undefined behaviour stops a fuzz run and leaves its input.
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 
@@ -265,6 +272,15 @@ check-asan:
 	    || status=1; \
 	$(ASAN_ENV) $(MAKE) --no-print-directory $(ASAN_MAKEFLAGS) check-run \
 	    || status=1; \
+	if command -v clang >/dev/null 2>&1; then \
+	    $(ASAN_ENV) $(MAKE) --no-print-directory $(ASAN_CLANG_MAKEFLAGS) \
+	        replay-run || status=1; \
+	    $(ASAN_ENV) $(MAKE) --no-print-directory $(ASAN_CLANG_MAKEFLAGS) \
+	        check-run || status=1; \
+	else \
+	    echo "check-asan: clang is missing: its sanitizer run is left out"; \
+	    status=1; \
+	fi; \
 	exit $$status
 
 # Demo --------------------------------------------------------------------
@@ -370,7 +386,7 @@ uninstall:
 
 .PHONY: clean
 clean:
-	rm -rf build build-asan build-fuzz build-bench $(B) $(LIB) $(TOOLS) \
+	rm -rf build build-asan build-asan-clang build-fuzz build-bench $(B) $(LIB) $(TOOLS) \
 	    lib/libxprof.a xprof.pc \
 	    $(foreach t,$(TOOL_NAMES),$(t)/xprof_$(t))
 

@@ -8,6 +8,20 @@
 # folder), tests/data and tests/bad; new inputs it finds stay in the working
 # corpus (BINDIR/corpus/NAME), never in the source tree.  Crashing inputs
 # are written to BINDIR/crashes/.  Exit status 1 if any target failed.
+#
+# A run fails on the first finding of any sanitizer: undefined behaviour
+# halts (UBSAN_OPTIONS=halt_on_error=1, and the targets are built with
+# -fno-sanitize-recover=all) and leaves its input in crashes/ like a
+# crash.  Inputs may be as long as FUZZ_MAX_LEN bytes (default 1 MiB), so
+# that long lines and runs of bytes are within reach, and one that takes
+# longer than FUZZ_TIMEOUT seconds (default 5) is a finding too: a slow
+# input is a bug of its own.
+
+: "${FUZZ_MAX_LEN:=1048576}"
+: "${FUZZ_TIMEOUT:=5}"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+ASAN_OPTIONS="abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS ASAN_OPTIONS
 
 bindir=$1
 secs=$2
@@ -31,6 +45,7 @@ for src in "$@"; do
 	done
 	echo "fuzz-run: $name for ${secs}s on $work"
 	if ! "$bindir/$name" -max_total_time="$secs" -print_final_stats=1 \
+	    -max_len="$FUZZ_MAX_LEN" -timeout="$FUZZ_TIMEOUT" \
 	    -artifact_prefix="$bindir/crashes/$name-" "$work"; then
 		echo "fuzz-run: $name FAILED; see $bindir/crashes/"
 		status=1

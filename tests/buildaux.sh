@@ -118,5 +118,34 @@ else
 	fail "demo fails when the text comes back different: $(tail -n 3 "$work/out")"
 fi
 
+# Fuzz runs stop on undefined behaviour and reach long and slow inputs:
+# fuzz-run.sh, given a stand-in target that writes down how it was run.
+mkdir -p "$work/fz" "$work/fzsrc"
+cat > "$work/fz/fuzz_x" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$@" > "$(dirname "$0")/args"
+printf '%s\n' "$UBSAN_OPTIONS" > "$(dirname "$0")/ubsan"
+EOF
+chmod +x "$work/fz/fuzz_x"
+: > "$work/fzsrc/fuzz_x.c"
+if sh build-aux/fuzz-run.sh "$work/fz" 1 "$work/fzsrc/fuzz_x.c" \
+    > "$work/out" 2>&1 &&
+   grep -qx -- '-max_len=1048576' "$work/fz/args" &&
+   grep -qx -- '-timeout=5' "$work/fz/args" &&
+   grep -q 'halt_on_error=1' "$work/fz/ubsan"; then
+	pass "fuzz-run: undefined behaviour halts, 1 MiB inputs, 5 s timeout"
+else
+	fail "fuzz-run: undefined behaviour halts, 1 MiB inputs, 5 s timeout:" \
+	    "$(cat "$work/fz/args" "$work/fz/ubsan" 2>&1 | tr '\n' ' ')"
+fi
+# The fuzz build recovers from nothing.
+if ${MAKE:-make} --no-print-directory -n fuzz 2>/dev/null |
+   grep -q -- '-fno-sanitize-recover=all'; then
+	pass "fuzz build without sanitizer recovery"
+else
+	fail "fuzz build without sanitizer recovery:" \
+	    "make -n fuzz shows no -fno-sanitize-recover=all"
+fi
+
 rm -rf "$work"
 exit $failed
