@@ -323,6 +323,15 @@ static int write_out(const char *prog, const payload *w, const char *out)
 	return err == XP_E_OK ? 0 : -1;
 }
 
+int tool_flush_stdout(const char *prog)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "%s: <stdout>: cannot write: %s\n", prog,
+	        strerror(errno));
+	return -1;
+}
+
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out)
 {

@@ -100,6 +100,9 @@ void tool_json_str(FILE *f, const char *s);
  */
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out);
+/* Flushes standard output: 0, or -1 after printing "prog: <stdout>:
+ * cannot write: reason". */
+int tool_flush_stdout(const char *prog);
 /* The same for the canonical text of a feedback profile. */
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
 /*

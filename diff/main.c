@@ -721,11 +721,8 @@ int main(int argc, char **argv)
 		r.f = stdout;
 		if ((json ? print_json(&r) : print_text(&r)) != 0)
 			goto nomem;
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
-			        strerror(errno));
+		if (tool_flush_stdout(PROG) != 0)
 			status = 2;
-		}
 	}
 	goto done;
 nomem:

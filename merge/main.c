@@ -641,10 +641,7 @@ done:
 	free(weighted);
 	free(r.objfile);
 	xp_prof_free(r.prof);
-	if (fflush(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
-		        strerror(errno));
+	if (status == 0 && tool_flush_stdout(PROG) != 0)
 		status = 2;
-	}
 	return status;
 }

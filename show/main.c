@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 	if (kind == 1) {
 		int st = show_foreign(&so, &fb);
 		if (st >= 0)
-			return st == 0 && fflush(stdout) != 0 ? 2 : st;
+			return st == 0 && tool_flush_stdout(PROG) != 0 ? 2 : st;
 	} else if (so.exe || so.layout || so.call_graph || so.lines) {
 		fprintf(stderr, "%s: %s: -e, -L, --call-graph and --lines "
 		        "apply to gmon.out, CPU, DCPI and mpatrol profiles\n",
@@ -533,11 +533,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		goto done;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
-		        strerror(errno));
+	if (tool_flush_stdout(PROG) != 0)
 		goto done;
-	}
 	status = 0;
 done:
 	xp_summary_free(s);

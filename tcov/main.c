@@ -136,17 +136,9 @@ static int parse_pct(const char *s, uint64_t *out)
 static int write_out(const char *path, const char *buf, size_t len)
 {
 	if (strcmp(path, "-") == 0) {
-		if (len > 0 && fwrite(buf, 1, len, stdout) != len) {
-			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
-			        strerror(errno));
-			return -1;
-		}
-		if (fflush(stdout) != 0) {
-			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", PROG,
-			        strerror(errno));
-			return -1;
-		}
-		return 0;
+		if (len > 0)
+			fwrite(buf, 1, len, stdout);
+		return tool_flush_stdout(PROG);
 	}
 	xp_diags *d = xp_diags_new(0);
 	xp_afile *f = NULL;
