@@ -273,10 +273,14 @@ xp_same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
 /* Allocates an empty profile with no tables. */
 xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
 
+/* Record i of table t.  An empty table has no storage (NULL), and no
+ * arithmetic is done on it, not even adding 0, which C leaves undefined. */
 static inline const unsigned char *xp_rec(const xp_fb *fb, xp_table t,
                                           uint32_t i)
 {
-	return fb->tab[t] + (size_t)i * xp_tabdescs[t].size;
+	const unsigned char *base = fb->tab[t];
+
+	return base != NULL ? base + (size_t)i * xp_tabdescs[t].size : base;
 }
 
 /* ------------------------------------------------------------------ */

@@ -196,7 +196,9 @@ static void sb_add(sbuf *s, const char *fmt, ...)
 	for (;;) {
 		va_list ap;
 		va_start(ap, fmt);
-		int n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+		/* No arithmetic on the NULL of an empty buffer. */
+		int n = vsnprintf(s->p ? s->p + s->len : NULL, s->cap - s->len,
+		                  fmt, ap);
 		va_end(ap);
 		if (n >= 0 && (size_t)n < s->cap - s->len) {
 			s->len += (size_t)n;
