@@ -399,32 +399,12 @@ static int cmp_ffunc_line(const void *a, const void *b)
 }
 
 /*
- * Builds the tables of one file from its raws r[0..n) (sorted by key,
- * then line, col; duplicates removed).  Fills f and appends to the
- * coverage's arrays at the given positions.
+ * The blocks of a file's raws r[0..n), one per key, with their leader
+ * line and column, in block order; pos[k] is where the k-th key went.
  */
-static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
-                         const uint32_t *names, xp_tcov_file *f,
-                         size_t *nb_at, size_t *nl_at, size_t *nf_at,
-                         size_t *nloc_at)
+static void leader_blocks(const raw *r, size_t n, fblock *fb, size_t nb,
+                          uint32_t *pos)
 {
-	xp_err err = XP_E_NOMEM;
-	size_t nb = 0;
-	fblock *fb = NULL;
-	uint32_t *pos = NULL, *mark = NULL;
-	ffunc *ff = NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || cmp_key(&r[i - 1], &r[i]) != 0)
-			nb++;
-	fb = calloc(nb ? nb : 1, sizeof *fb);
-	pos = calloc(nb ? nb : 1, sizeof *pos);
-	mark = calloc(nb ? nb : 1, sizeof *mark);
-	ff = calloc(nb ? nb : 1, sizeof *ff);
-	if (!fb || !pos || !mark || !ff)
-		goto out;
-
-	/* Blocks in key order: leader line and column. */
 	size_t k = 0;
 	for (size_t i = 0; i < n; k++) {
 		size_t j = i;
@@ -445,7 +425,12 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	xp_qsort(fb, nb, sizeof *fb, cmp_fblock);
 	for (size_t i = 0; i < nb; i++)
 		pos[fb[i].tmp] = (uint32_t)i;
+}
 
+/* The file's block table, at *nb_at in the coverage's blocks. */
+static void put_blocks(xp_tcov *c, const uint32_t *names, const fblock *fb,
+                       size_t nb, xp_tcov_file *f, size_t *nb_at)
+{
 	xp_tcov_block *blocks = c->blocks + *nb_at;
 	f->blocks = blocks;
 	f->n_blocks = nb;
@@ -463,10 +448,14 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 		f->sum = sat_add(f->sum, fb[i].count);
 	}
 	*nb_at += nb;
+}
 
-	/* Locations. */
+/* The file's locations, one per raw, at *nloc_at. */
+static void put_locs(xp_tcov *c, const raw *r, size_t n, const uint32_t *pos,
+                     xp_tcov_file *f, size_t *nloc_at)
+{
 	xp_tcov_loc *locs = c->locs + *nloc_at;
-	k = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && cmp_key(&r[i - 1], &r[i]) != 0)
 			k++;
@@ -478,9 +467,19 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->locs = locs;
 	f->n_locs = n;
 	*nloc_at += n;
+}
 
-	/* Lines.  The leader blocks of a line are consecutive in block
-	 * order, the first of them first. */
+/*
+ * The file's lines, from its blocks and locations, at *nl_at.  The leader
+ * blocks of a line are consecutive in block order, the first of them
+ * first.  mark has room for one entry per block, all zero.
+ */
+static void put_lines(xp_tcov *c, xp_tcov_file *f, uint32_t *mark,
+                      size_t *nl_at)
+{
+	const xp_tcov_block *blocks = f->blocks;
+	const xp_tcov_loc *locs = f->locs;
+	size_t n = f->n_locs, nb = f->n_blocks;
 	xp_tcov_line *lines = c->lines + *nl_at;
 	size_t nl = 0, bi = 0;
 	f->n_lines_hit = 0;
@@ -519,9 +518,16 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->lines = lines;
 	f->n_lines = nl;
 	*nl_at += nl;
+}
 
-	/* Procedures: per (object file, procedure) the first leader line and
-	 * the entry block (the smallest id), then merged by name. */
+/*
+ * The file's procedures, at *nf_at: per (object file, procedure) the
+ * first leader line and the entry block (the smallest id), then merged by
+ * name.  ff has room for one entry per block.
+ */
+static void put_funcs(xp_tcov *c, const uint32_t *names, const fblock *fb,
+                      size_t nb, ffunc *ff, xp_tcov_file *f, size_t *nf_at)
+{
 	for (size_t i = 0; i < nb; i++) {
 		ff[i].proc = fb[i].proc;
 		ff[i].objfile = fb[i].objfile;
@@ -565,6 +571,39 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->funcs = funcs;
 	f->n_funcs = nf;
 	*nf_at += nf;
+}
+
+/*
+ * Builds the tables of one file from its raws r[0..n) (sorted by key,
+ * then line, col; duplicates removed).  Fills f and appends to the
+ * coverage's arrays at the given positions.
+ */
+static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
+                         const uint32_t *names, xp_tcov_file *f,
+                         size_t *nb_at, size_t *nl_at, size_t *nf_at,
+                         size_t *nloc_at)
+{
+	xp_err err = XP_E_NOMEM;
+	size_t nb = 0;
+	fblock *fb = NULL;
+	uint32_t *pos = NULL, *mark = NULL;
+	ffunc *ff = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || cmp_key(&r[i - 1], &r[i]) != 0)
+			nb++;
+	fb = calloc(nb ? nb : 1, sizeof *fb);
+	pos = calloc(nb ? nb : 1, sizeof *pos);
+	mark = calloc(nb ? nb : 1, sizeof *mark);
+	ff = calloc(nb ? nb : 1, sizeof *ff);
+	if (!fb || !pos || !mark || !ff)
+		goto out;
+
+	leader_blocks(r, n, fb, nb, pos);
+	put_blocks(c, names, fb, nb, f, nb_at);
+	put_locs(c, r, n, pos, f, nloc_at);
+	put_lines(c, f, mark, nl_at);
+	put_funcs(c, names, fb, nb, ff, f, nf_at);
 	err = XP_E_OK;
 out:
 	free(fb);
