@@ -400,6 +400,123 @@ xp_err xp_merge_report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
 	return err;
 }
 
+/* A procedure the accumulator lacks: made from the input's version. */
+static xp_err new_proc(xp_merger *m, uint32_t ofi, uint32_t pname,
+                       const xp_fb *in, const xp_objfile *io,
+                       const xp_proc *ip, const uint32_t *resolved,
+                       uint32_t *out)
+{
+	xp_err err;
+	if ((err = GROW(m->pr, m->prcap, m->npr + 1)))
+		return err;
+	uint32_t pi = m->npr++;
+	aproc *p = &m->pr[pi];
+	memset(p, 0, sizeof *p);
+	p->of = ofi;
+	p->name = pname;
+	p->next = NONE;
+	p->dropseq = 0;
+	if ((err = load_version(m, p, in, ip, io, resolved, 1)))
+		return err;
+	if ((err = xp_merge_map_put(&m->procmap, pkey(ofi, pname), pi)))
+		return err;
+	aobj *o = &m->of[ofi];
+	if (o->first == NONE)
+		o->first = pi;
+	else
+		m->pr[o->last].next = pi;
+	o->last = pi;
+	p->src = m->cur_name;
+	*out = pi;
+	return XP_E_OK;
+}
+
+/*
+ * A version of p of the same structure where one side has no counters:
+ * a version loaded but not run merges with zeros.  ic is the input's
+ * compilation.
+ */
+static xp_err add_unrun(xp_merger *m, aproc *p, const xp_fb *in,
+                        const xp_objfile *io, const xp_proc *ip,
+                        const uint32_t *resolved, comp ic, unsigned stats)
+{
+	xp_err err;
+	if (ip->n_counters == 0) {
+		if (cmp_comp(&ic, &p->c) > 0) {
+			p->c = ic;
+			m->changed++;
+		}
+		add_zeros(m, p);
+		p->stats |= stats;
+		if (ip->proc_id < p->proc_id)
+			p->proc_id = ip->proc_id;
+		p->seq = m->seq;
+		return xp_merge_add_vps(m, p, in, m->smap, ip,
+		                        io->n_values_per_vp);
+	}
+	/* The accumulated version had none: take this layout. */
+	uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
+	                                            : ip->proc_id;
+	comp keep_c = cmp_comp(&p->c, &ic) > 0 ? p->c : ic;
+	xp_merge_version_free(p);
+	m->changed++;
+	if ((err = load_version(m, p, in, ip, io, resolved, 0)))
+		return err;
+	p->proc_id = keep_id;
+	p->c = keep_c;
+	add_counters(m, p, in, ip, 1, 0);
+	if (m->o.mode == XP_MERGE_MIN)
+		add_zeros(m, p);
+	p->stats |= stats;
+	p->seq = m->seq;
+	return xp_merge_add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
+}
+
+/*
+ * Different versions of p: the newer one stays, and the drop of the other
+ * is reported.  *lost: the input's version was dropped; otherwise it
+ * replaced p's, which holds no counts yet.
+ */
+static xp_err pick_version(xp_merger *m, aproc *p, const xp_fb *in,
+                           const xp_objfile *io, const xp_proc *ip,
+                           const uint32_t *resolved, const char *name,
+                           int *lost, xp_diags *d)
+{
+	xp_err err;
+	aproc cand;
+	memset(&cand, 0, sizeof cand);
+	cand.of = p->of;
+	cand.name = p->name;
+	if ((err = load_version(m, &cand, in, ip, io, resolved, 0))) {
+		xp_merge_proc_free(&cand);
+		return err;
+	}
+	int c = cmp_version(m, &cand, p);
+	const char *pn = xp_strpool_str(&m->names, p->src);
+	if (c < 0) {
+		err = xp_merge_report_drop(m, d, &cand, name, p, pn, 1);
+		xp_merge_proc_free(&cand);
+		p->dropseq = m->seq;
+		*lost = 1;
+		return err;
+	}
+	err = xp_merge_report_drop(m, d, p, pn, &cand, name, 0);
+	if (err) {
+		xp_merge_proc_free(&cand);
+		return err;
+	}
+	uint32_t gen = p->gen + 1, next = p->next;
+	uint64_t dropseq = p->dropseq;
+	xp_merge_proc_free(p);
+	m->changed++;
+	*p = cand;
+	p->gen = gen;
+	p->next = next;
+	p->dropseq = dropseq;
+	p->src = m->cur_name;
+	return XP_E_OK;
+}
+
 /*
  * Adds the input procedure at position k of its object file.  Inputs of
  * one binary list the procedures in the same order, so the procedure at
@@ -428,26 +545,9 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 	}
 
 	if (pi == NONE) {
-		if ((err = GROW(m->pr, m->prcap, m->npr + 1)))
+		if ((err = new_proc(m, ofi, pname, in, io, ip, resolved, &pi)))
 			return err;
-		pi = m->npr++;
 		p = &m->pr[pi];
-		memset(p, 0, sizeof *p);
-		p->of = ofi;
-		p->name = pname;
-		p->next = NONE;
-		p->dropseq = 0;
-		if ((err = load_version(m, p, in, ip, io, resolved, 1)))
-			return err;
-		if ((err = xp_merge_map_put(&m->procmap, pkey(ofi, pname), pi)))
-			return err;
-		aobj *o = &m->of[ofi];
-		if (o->first == NONE)
-			o->first = pi;
-		else
-			m->pr[o->last].next = pi;
-		o->last = pi;
-		p->src = m->cur_name;
 		first = 1;
 		*out = pi;
 	} else {
@@ -469,69 +569,14 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		           (ip->n_counters == 0 || p->ncnt == 0) &&
 		           same_structure(m, p, in, ip, resolved, 1)) {
 			/* Loaded but not run: it merges with zeros. */
-			if (ip->n_counters == 0) {
-				if (cmp_comp(&ic, &p->c) > 0) {
-					p->c = ic;
-					m->changed++;
-				}
-				add_zeros(m, p);
-				p->stats |= stats;
-				if (ip->proc_id < p->proc_id)
-					p->proc_id = ip->proc_id;
-				p->seq = m->seq;
-				return xp_merge_add_vps(m, p, in, m->smap, ip,
-				                        io->n_values_per_vp);
-			}
-			/* The accumulated version had none: take this layout. */
-			uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
-			                                            : ip->proc_id;
-			comp keep_c = cmp_comp(&p->c, &ic) > 0 ? p->c : ic;
-			xp_merge_version_free(p);
-			m->changed++;
-			if ((err = load_version(m, p, in, ip, io, resolved, 0)))
-				return err;
-			p->proc_id = keep_id;
-			p->c = keep_c;
-			add_counters(m, p, in, ip, 1, 0);
-			if (m->o.mode == XP_MERGE_MIN)
-				add_zeros(m, p);
-			p->stats |= stats;
-			p->seq = m->seq;
-			return xp_merge_add_vps(m, p, in, m->smap, ip,
-			                        io->n_values_per_vp);
+			return add_unrun(m, p, in, io, ip, resolved, ic, stats);
 		} else {
 			/* Different versions: the newer one stays. */
-			aproc cand;
-			memset(&cand, 0, sizeof cand);
-			cand.of = ofi;
-			cand.name = pname;
-			if ((err = load_version(m, &cand, in, ip, io, resolved, 0))) {
-				xp_merge_proc_free(&cand);
+			int lost = 0;
+			err = pick_version(m, p, in, io, ip, resolved, name, &lost,
+			                   d);
+			if (err || lost)
 				return err;
-			}
-			int c = cmp_version(m, &cand, p);
-			const char *pn = xp_strpool_str(&m->names, p->src);
-			if (c < 0) {
-				err = xp_merge_report_drop(m, d, &cand, name, p, pn,
-				                           1);
-				xp_merge_proc_free(&cand);
-				p->dropseq = m->seq;
-				return err;
-			}
-			err = xp_merge_report_drop(m, d, p, pn, &cand, name, 0);
-			if (err) {
-				xp_merge_proc_free(&cand);
-				return err;
-			}
-			uint32_t gen = p->gen + 1, next = p->next;
-			uint64_t dropseq = p->dropseq;
-			xp_merge_proc_free(p);
-			m->changed++;
-			*p = cand;
-			p->gen = gen;
-			p->next = next;
-			p->dropseq = dropseq;
-			p->src = m->cur_name;
 			first = 1;
 		}
 	}
