@@ -573,8 +573,8 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 		} else {
 			/* Different versions: the newer one stays. */
 			int lost = 0;
-			err = pick_version(m, p, in, io, ip, resolved, name, &lost,
-			                   d);
+			err = pick_version(m, p, in, io, ip, resolved, name,
+			                   &lost, d);
 			if (err || lost)
 				return err;
 			first = 1;

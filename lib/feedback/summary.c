@@ -243,7 +243,8 @@ static void sum_proc(sumwork *w, const xp_objfile *of, uint32_t pi,
 		uint64_t v;
 
 		xp_fb_block(fb, pr.first_block + j, &b);
-		if (b.counter == 0 || counter_value(fb, &pr, b.counter, &v) != 0)
+		if (b.counter == 0 ||
+		    counter_value(fb, &pr, b.counter, &v) != 0)
 			continue;
 		heap_push(&w->hb, &(hot){v, of->path, pr.name, b.id, pi,
 		                         pr.first_block + j});
