@@ -404,32 +404,12 @@ static int cmp_ffunc_line(const void *a, const void *b)
 }
 
 /*
- * Builds the tables of one file from its raws r[0..n) (sorted by key,
- * then line, col; duplicates removed).  Fills f and appends to the
- * coverage's arrays at the given positions.
+ * The blocks of a file's raws r[0..n), one per key, with their leader
+ * line and column, in block order; pos[k] is where the k-th key went.
  */
-static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
-                         const uint32_t *names, xp_tcov_file *f,
-                         size_t *nb_at, size_t *nl_at, size_t *nf_at,
-                         size_t *nloc_at)
+static void leader_blocks(const raw *r, size_t n, fblock *fb, size_t nb,
+                          uint32_t *pos)
 {
-	xp_err err = XP_E_NOMEM;
-	size_t nb = 0;
-	fblock *fb = NULL;
-	uint32_t *pos = NULL, *mark = NULL;
-	ffunc *ff = NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || cmp_key(&r[i - 1], &r[i]) != 0)
-			nb++;
-	fb = calloc(nb ? nb : 1, sizeof *fb);
-	pos = calloc(nb ? nb : 1, sizeof *pos);
-	mark = calloc(nb ? nb : 1, sizeof *mark);
-	ff = calloc(nb ? nb : 1, sizeof *ff);
-	if (!fb || !pos || !mark || !ff)
-		goto out;
-
-	/* Blocks in key order: leader line and column. */
 	size_t k = 0;
 	for (size_t i = 0; i < n; k++) {
 		size_t j = i;
@@ -450,7 +430,12 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	xp_qsort(fb, nb, sizeof *fb, cmp_fblock);
 	for (size_t i = 0; i < nb; i++)
 		pos[fb[i].tmp] = (uint32_t)i;
+}
 
+/* The file's block table, at *nb_at in the coverage's blocks. */
+static void put_blocks(xp_tcov *c, const uint32_t *names, const fblock *fb,
+                       size_t nb, xp_tcov_file *f, size_t *nb_at)
+{
 	xp_tcov_block *blocks = c->blocks + *nb_at;
 	f->blocks = blocks;
 	f->n_blocks = nb;
@@ -468,10 +453,14 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 		f->sum = sat_add(f->sum, fb[i].count);
 	}
 	*nb_at += nb;
+}
 
-	/* Locations. */
+/* The file's locations, one per raw, at *nloc_at. */
+static void put_locs(xp_tcov *c, const raw *r, size_t n, const uint32_t *pos,
+                     xp_tcov_file *f, size_t *nloc_at)
+{
 	xp_tcov_loc *locs = c->locs + *nloc_at;
-	k = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && cmp_key(&r[i - 1], &r[i]) != 0)
 			k++;
@@ -483,9 +472,19 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->locs = locs;
 	f->n_locs = n;
 	*nloc_at += n;
+}
 
-	/* Lines.  The leader blocks of a line are consecutive in block
-	 * order, the first of them first. */
+/*
+ * The file's lines, from its blocks and locations, at *nl_at.  The leader
+ * blocks of a line are consecutive in block order, the first of them
+ * first.  mark has room for one entry per block, all zero.
+ */
+static void put_lines(xp_tcov *c, xp_tcov_file *f, uint32_t *mark,
+                      size_t *nl_at)
+{
+	const xp_tcov_block *blocks = f->blocks;
+	const xp_tcov_loc *locs = f->locs;
+	size_t n = f->n_locs, nb = f->n_blocks;
 	xp_tcov_line *lines = c->lines + *nl_at;
 	size_t nl = 0, bi = 0;
 	f->n_lines_hit = 0;
@@ -524,9 +523,16 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->lines = lines;
 	f->n_lines = nl;
 	*nl_at += nl;
+}
 
-	/* Procedures: per (object file, procedure) the first leader line and
-	 * the entry block (the smallest id), then merged by name. */
+/*
+ * The file's procedures, at *nf_at: per (object file, procedure) the
+ * first leader line and the entry block (the smallest id), then merged by
+ * name.  ff has room for one entry per block.
+ */
+static void put_funcs(xp_tcov *c, const uint32_t *names, const fblock *fb,
+                      size_t nb, ffunc *ff, xp_tcov_file *f, size_t *nf_at)
+{
 	for (size_t i = 0; i < nb; i++) {
 		ff[i].proc = fb[i].proc;
 		ff[i].objfile = fb[i].objfile;
@@ -570,6 +576,39 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	f->funcs = funcs;
 	f->n_funcs = nf;
 	*nf_at += nf;
+}
+
+/*
+ * Builds the tables of one file from its raws r[0..n) (sorted by key,
+ * then line, col; duplicates removed).  Fills f and appends to the
+ * coverage's arrays at the given positions.
+ */
+static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
+                         const uint32_t *names, xp_tcov_file *f,
+                         size_t *nb_at, size_t *nl_at, size_t *nf_at,
+                         size_t *nloc_at)
+{
+	xp_err err = XP_E_NOMEM;
+	size_t nb = 0;
+	fblock *fb = NULL;
+	uint32_t *pos = NULL, *mark = NULL;
+	ffunc *ff = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || cmp_key(&r[i - 1], &r[i]) != 0)
+			nb++;
+	fb = calloc(nb ? nb : 1, sizeof *fb);
+	pos = calloc(nb ? nb : 1, sizeof *pos);
+	mark = calloc(nb ? nb : 1, sizeof *mark);
+	ff = calloc(nb ? nb : 1, sizeof *ff);
+	if (!fb || !pos || !mark || !ff)
+		goto out;
+
+	leader_blocks(r, n, fb, nb, pos);
+	put_blocks(c, names, fb, nb, f, nb_at);
+	put_locs(c, r, n, pos, f, nloc_at);
+	put_lines(c, f, mark, nl_at);
+	put_funcs(c, names, fb, nb, ff, f, nf_at);
 	err = XP_E_OK;
 out:
 	free(fb);
@@ -1189,31 +1228,107 @@ static void update_failed(xp_diags *d, xp_diags *w, xp_err err,
 		             xp_strerror(err));
 }
 
+/*
+ * Takes the lock of dir for updating its tcovsd data.  Without it the
+ * data is read but not updated (*update cleared), with a warning; a
+ * directory that does not exist is an error.
+ */
+static xp_err lock_for_update(const char *dir, int *update, xp_lock **lock,
+                              xp_diags *d)
+{
+	xp_diags *w = xp_diags_new(0);
+	xp_err e = w ? xp_profdir_lock(dir, 0, lock, w) : XP_E_NOMEM;
+	if (e == XP_E_NOTFOUND) {
+		xp_diags_free(w);
+		return xp_diag_file(d, XP_E_NOTFOUND, dir,
+		                    "no such profile directory");
+	}
+	if (e) {
+		update_failed(d, w, e, dir);
+		*update = 0;
+	}
+	xp_diags_free(w);
+	return XP_E_OK;
+}
+
+/* The coverage of the data of type t in dir. */
+static xp_err tcov_of(const char *dir, xp_datatype t, xp_tcov **out,
+                      xp_diags *d)
+{
+	xp_fb *fb = NULL;
+	xp_err err = xp_profdir_open(dir, t, NULL, &fb, d);
+	if (!err)
+		err = xp_tcov_new(fb, dir, out, d);
+	xp_fb_free(fb);
+	return err;
+}
+
+/* The coverage of dir's tcovd data and the objfd files names[0..n). */
+static xp_err combine_tcovd(const char *dir, char **names, size_t n,
+                            xp_tcov **out, xp_tcov_info *info, xp_diags *d)
+{
+	struct stat st;
+	xp_fb *tcovd = NULL, **objfd = NULL;
+	xp_err err = xp_profdir_open(dir, XP_DT_TCOVD, NULL, &tcovd, d);
+	if (err)
+		goto out;
+	objfd = calloc(n ? n : 1, sizeof *objfd);
+	if (!objfd) {
+		err = XP_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((err = xp_db_open(names[i], &objfd[i], d)))
+			goto out;
+		if (xp_fb_datatype(objfd[i]) != XP_DT_OBJFD) {
+			err = xp_diag_file(d, XP_E_CORRUPT, names[i],
+			                   "holds %s data, expected objfd",
+			                   xp_datatype_name(
+			                       xp_fb_datatype(objfd[i])));
+			goto out;
+		}
+		if (stat(names[i], &st) == 0)
+			note_mtime(info, &st);
+	}
+	err = xp_tcov_combine(tcovd, (const xp_fb *const *)objfd, n, dir, out,
+	                      d);
+out:
+	for (size_t i = 0; objfd && i < n; i++)
+		xp_fb_free(objfd[i]);
+	free(objfd);
+	xp_fb_free(tcovd);
+	return err;
+}
+
+/* Writes coverage c as dir's tcovsd data; a failure is only a warning. */
+static void update_tcovsd(const char *dir, xp_lock *lock, xp_tcov *c,
+                          xp_tcov_info *info, xp_diags *d)
+{
+	xp_fb *sd = NULL;
+	xp_diags *w = xp_diags_new(0);
+	xp_err e = w ? xp_tcov_to_fb(c, &sd) : XP_E_NOMEM;
+	if (!e)
+		e = xp_profdir_write_locked(lock, sd, w);
+	if (e)
+		update_failed(d, w, e, dir);
+	else
+		info->updated = 1;
+	xp_fb_free(sd);
+	xp_diags_free(w);
+}
+
 static xp_err open_dir(const char *dir, int update, xp_tcov **out,
                        xp_tcov_info *info, xp_diags *d)
 {
 	struct stat st_tcovd, st_tcovsd, st;
 	xp_err err = XP_E_OK;
 	xp_lock *lock = NULL;
-	xp_fb *tcovd = NULL, *fb = NULL, **objfd = NULL;
 	char **names = NULL;
 	size_t nnames = 0;
 	int has_tcovd, has_tcovsd;
 
-	if (update) {
-		xp_diags *w = xp_diags_new(0);
-		xp_err e = w ? xp_profdir_lock(dir, 0, &lock, w) : XP_E_NOMEM;
-		if (e == XP_E_NOTFOUND) {
-			xp_diags_free(w);
-			return xp_diag_file(d, XP_E_NOTFOUND, dir,
-			                    "no such profile directory");
-		}
-		if (e) {
-			update_failed(d, w, e, dir);
-			update = 0;
-		}
-		xp_diags_free(w);
-	}
+	if (update && (err = lock_for_update(dir, &update, &lock, d)))
+		return err;
 	if ((has_tcovd = stat_data(dir, XP_DT_TCOVD, &st_tcovd, d, &err)) < 0 ||
 	    (has_tcovsd = stat_data(dir, XP_DT_TCOVSD, &st_tcovsd, d, &err)) < 0)
 		goto out;
@@ -1233,57 +1348,20 @@ static xp_err open_dir(const char *dir, int update, xp_tcov **out,
 			for (size_t i = 0; i < nnames; i++)
 				if (stat(names[i], &st) == 0)
 					note_mtime(info, &st);
-			if ((err = xp_profdir_open(dir, XP_DT_TCOVSD, NULL, &fb, d)))
-				goto out;
-			err = xp_tcov_new(fb, dir, out, d);
+			err = tcov_of(dir, XP_DT_TCOVSD, out, d);
 			goto out;
 		}
 		info->source = XP_DT_TCOVD;
 		note_mtime(info, &st_tcovd);
-		if ((err = xp_profdir_open(dir, XP_DT_TCOVD, NULL, &tcovd, d)))
-			goto out;
-		objfd = calloc(nnames ? nnames : 1, sizeof *objfd);
-		if (!objfd) {
-			err = XP_E_NOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < nnames; i++) {
-			if ((err = xp_db_open(names[i], &objfd[i], d)))
-				goto out;
-			if (xp_fb_datatype(objfd[i]) != XP_DT_OBJFD) {
-				err = xp_diag_file(d, XP_E_CORRUPT, names[i],
-				                   "holds %s data, expected objfd",
-				                   xp_datatype_name(
-				                       xp_fb_datatype(objfd[i])));
-				goto out;
-			}
-			if (stat(names[i], &st) == 0)
-				note_mtime(info, &st);
-		}
-		if ((err = xp_tcov_combine(tcovd, (const xp_fb *const *)objfd,
-		                           nnames, dir, out, d)))
-			goto out;
-		if (update) {
-			xp_fb *sd = NULL;
-			xp_diags *w = xp_diags_new(0);
-			xp_err e = w ? xp_tcov_to_fb(*out, &sd) : XP_E_NOMEM;
-			if (!e)
-				e = xp_profdir_write_locked(lock, sd, w);
-			if (e)
-				update_failed(d, w, e, dir);
-			else
-				info->updated = 1;
-			xp_fb_free(sd);
-			xp_diags_free(w);
-		}
+		err = combine_tcovd(dir, names, nnames, out, info, d);
+		if (!err && update)
+			update_tcovsd(dir, lock, *out, info, d);
 		goto out;
 	}
 	if (has_tcovsd) {
 		info->source = XP_DT_TCOVSD;
 		note_mtime(info, &st_tcovsd);
-		if ((err = xp_profdir_open(dir, XP_DT_TCOVSD, NULL, &fb, d)))
-			goto out;
-		err = xp_tcov_new(fb, dir, out, d);
+		err = tcov_of(dir, XP_DT_TCOVSD, out, d);
 		goto out;
 	}
 	int has_fb = stat_data(dir, XP_DT_FEEDBACK, &st, d, &err);
@@ -1301,20 +1379,12 @@ static xp_err open_dir(const char *dir, int update, xp_tcov **out,
 	}
 	info->source = XP_DT_FEEDBACK;
 	note_mtime(info, &st);
-	if ((err = xp_profdir_open(dir, XP_DT_FEEDBACK, NULL, &fb, d)))
-		goto out;
-	err = xp_tcov_new(fb, dir, out, d);
+	err = tcov_of(dir, XP_DT_FEEDBACK, out, d);
 out:
 	xp_profdir_unlock(lock);
-	for (size_t i = 0; i < nnames; i++) {
-		if (objfd)
-			xp_fb_free(objfd[i]);
+	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
-	}
-	free(objfd);
 	free(names);
-	xp_fb_free(tcovd);
-	xp_fb_free(fb);
 	if (err) {
 		xp_tcov_free(*out);
 		*out = NULL;

@@ -1,0 +1,233 @@
+/*
+ * feedback/merge_lines.c - adding an input's source files to the merger:
+ * their lines, and the block refs of each line with the version of its
+ * procedure that each count belongs to.
+ *
+ * Lines are found at their position in the previous input first, then by
+ * bisection of a source file's sorted lines; a hash map of every line,
+ * built the first time the inputs of a file disagree on the order of its
+ * lines, serves the rest.  The block refs of all lines live in one array,
+ * each line's in a run that moves to the end when it must grow.
+ */
+#include <string.h>
+
+#include "feedback/merge.h"
+
+static uint64_t lkey(uint32_t sf, uint32_t line, uint32_t col)
+{
+	return mix64((uint64_t)sf << 32 | line) ^ ((uint64_t)col * 0x9e3779b97f4a7c15u);
+}
+
+/* Finds line (sf, line, col) in linemap; where it would go if absent. */
+static uint32_t linemap_find(const xp_merger *m, uint32_t sf, uint32_t line,
+                             uint32_t col, uint64_t *keyp)
+{
+	/* The key hashes (srcfile, line, col); collisions are told apart by
+	 * a chain of candidates probed in turn. */
+	uint64_t key = lkey(sf, line, col);
+	for (;;) {
+		uint32_t slot, v = map_find(&m->linemap, key, &slot);
+		if (!v)
+			break;
+		const aline *l = &m->ln[v - 1];
+		if (l->sf == sf && l->line == line && l->col == col) {
+			*keyp = key;
+			return v - 1;
+		}
+		key = mix64(key + 1);
+	}
+	*keyp = key;
+	return NONE;
+}
+
+/* Fills linemap with every line, when it is needed the first time. */
+static xp_err linemap_build(xp_merger *m)
+{
+	for (uint32_t li = 0; li < m->nln; li++) {
+		uint64_t key;
+		const aline *l = &m->ln[li];
+		linemap_find(m, l->sf, l->line, l->col, &key);
+		xp_err err = xp_merge_map_put(&m->linemap, key, li);
+		if (err)
+			return err;
+	}
+	m->linemap_ok = 1;
+	return XP_E_OK;
+}
+
+static int line_before(const aline *l, uint32_t line, uint32_t col)
+{
+	return l->line < line || (l->line == line && l->col < col);
+}
+
+/*
+ * The accumulator's line (line, col) of source file si, made when absent.
+ * k is the line's position in the input: inputs of one binary list the
+ * lines of a file in the same order, so position k is tried first.  A
+ * file whose lines stay in increasing order is searched by bisection;
+ * only files whose inputs disagree on the order need the hash map.
+ */
+static xp_err get_line(xp_merger *m, uint32_t si, uint32_t line, uint32_t col,
+                       uint32_t k, uint32_t *out)
+{
+	asrc *s = &m->sf[si];
+	xp_err err;
+	if (k < s->nline) {
+		const aline *l = &m->ln[s->lines[k]];
+		if (l->line == line && l->col == col) {
+			*out = s->lines[k];
+			return XP_E_OK;
+		}
+	}
+	uint64_t key = 0;
+	int unsorted = s->unsorted;
+	if (!unsorted) {
+		uint32_t lo = 0, hi = s->nline;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (line_before(&m->ln[s->lines[mid]], line, col))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < s->nline) {
+			const aline *l = &m->ln[s->lines[lo]];
+			if (l->line == line && l->col == col) {
+				*out = s->lines[lo];
+				return XP_E_OK;
+			}
+			unsorted = 1; /* the new line goes before the last */
+		}
+		if (m->linemap_ok)
+			linemap_find(m, si, line, col, &key);
+	} else {
+		if (!m->linemap_ok && (err = linemap_build(m)))
+			return err;
+		uint32_t li = linemap_find(m, si, line, col, &key);
+		if (li != NONE) {
+			*out = li;
+			return XP_E_OK;
+		}
+	}
+	if ((err = GROW(m->ln, m->lncap, m->nln + 1)) ||
+	    (err = GROW(s->lines, s->cap, s->nline + 1)))
+		return err;
+	uint32_t li = m->nln++;
+	m->ln[li] = (aline){si, line, col, 0, 0, 0};
+	if (m->linemap_ok && (err = xp_merge_map_put(&m->linemap, key, li)))
+		return err;
+	s->lines[s->nline++] = li;
+	if (unsorted && !s->unsorted) {
+		/* From now on this file needs the map. */
+		s->unsorted = 1;
+		if (!m->linemap_ok && (err = linemap_build(m)))
+			return err;
+	}
+	*out = li;
+	return XP_E_OK;
+}
+
+/* Appends a ref to line l, moving its refs to the end of rp when full. */
+static xp_err line_add_ref(xp_merger *m, aline *l, const aref *r)
+{
+	xp_err err;
+	if (l->nref == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : 1;
+		if (l->cap && l->first + l->cap == m->nrp) {
+			/* Last in rp: grow in place. */
+			if ((err = GROW(m->rp, m->rpcap, m->nrp + (ncap - l->cap))))
+				return err;
+			m->nrp += ncap - l->cap;
+		} else {
+			if ((err = GROW(m->rp, m->rpcap, m->nrp + ncap)))
+				return err;
+			if (l->nref)
+				memcpy(m->rp + m->nrp, m->rp + l->first,
+				       (size_t)l->nref * sizeof *m->rp);
+			l->first = m->nrp;
+			m->nrp += ncap;
+		}
+		l->cap = ncap;
+	}
+	m->rp[l->first + l->nref++] = *r;
+	return XP_E_OK;
+}
+
+xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
+{
+	xp_srcfile is;
+	xp_err err;
+	xp_fb_srcfile(in, i, &is);
+	uint32_t path = m->smap[is.path];
+	uint32_t si = m->sf_by_str[path];
+	if (si == NONE) {
+		if ((err = GROW(m->sf, m->sfcap, m->nsf + 1)))
+			return err;
+		si = m->nsf++;
+		m->sf_by_str[path] = si;
+		memset(&m->sf[si], 0, sizeof m->sf[si]);
+		m->sf[si].path = path;
+	}
+	const unsigned char *lrec = xp_rec(in, XP_T_SRCLINES, is.first_line);
+	for (uint32_t k = 0; k < is.n_lines; k++, lrec += XP_RS_SRCLINE) {
+		uint32_t li;
+		if ((err = get_line(m, si, xp_get_le32(lrec + XP_SL_LINE),
+		                    xp_get_le32(lrec + XP_SL_COL), k, &li)))
+			return err;
+		uint32_t nrefs = xp_get_le32(lrec + XP_SL_NREF);
+		uint32_t fref = xp_get_le32(lrec + XP_SL_FREF);
+		const unsigned char *rrec = xp_rec(in, XP_T_BLOCKREFS, fref);
+		for (uint32_t q = 0; q < nrefs; q++, rrec += XP_RS_BLOCKREF) {
+			/* Adding the template: where the count goes. */
+			uint32_t *note = m->rec ? m->rec->rmap + 2 * ((size_t)fref + q)
+			                        : NULL;
+			aline *l = &m->ln[li];
+			uint32_t block = xp_get_le32(rrec + XP_BR_BLOCK);
+			uint32_t pp = m->smap[xp_get_le32(rrec + XP_BR_PROC)];
+			uint32_t po = m->smap[xp_get_le32(rrec + XP_BR_OBJFILE)];
+			uint64_t count = xp_get_le64(rrec + XP_BR_COUNT);
+			/* The same position first, as for lines. */
+			aref *lr = l->nref ? m->rp + l->first : NULL;
+			uint32_t e = q;
+			if (e >= l->nref || lr[e].block != block ||
+			    lr[e].proc != pp || lr[e].objfile != po)
+				for (e = 0; e < l->nref; e++)
+					if (lr[e].block == block && lr[e].proc == pp &&
+					    lr[e].objfile == po)
+						break;
+			uint32_t pi = e < l->nref ? lr[e].pi : NONE;
+			if (pi == NONE) {
+				uint32_t ofi = m->of_by_str[po];
+				pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
+			}
+			uint32_t tag = pi == NONE ? TAG_ANY : m->ptag[pi];
+			if (note) {
+				note[0] = li;
+				note[1] = tag == TAG_DROP ? NONE : e;
+			}
+			if (tag == TAG_DROP)
+				continue; /* its version was dropped */
+			if (e == l->nref) {
+				aref nr = {po, pp, block, tag, pi, 0};
+				add_value(m, &nr.count, count, 1);
+				if ((err = line_add_ref(m, l, &nr)))
+					return err;
+				continue;
+			}
+			aref *r = &lr[e];
+			r->pi = pi;
+			if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
+				/* Counts of a version since replaced. */
+				r->tag = tag;
+				r->count = 0;
+				add_value(m, &r->count, count, 1);
+			} else {
+				if (r->tag == TAG_ANY)
+					r->tag = tag;
+				add_value(m, &r->count, count, 0);
+			}
+		}
+	}
+	return XP_E_OK;
+}
+
