@@ -208,18 +208,39 @@ lines:
 	| lines line
 	;
 
+/*
+ * Handlers run in line order, and that is what makes it safe for the
+ * scanner to call the handlers of canonical lines itself (see the header
+ * comment): the scanner is asked for the token that starts a line only
+ * once the line before has been reduced and its handler has run.  That
+ * holds because every alternative below ends with EOL, after which the
+ * only action is to reduce, so bison reduces without asking for a
+ * lookahead.  Keep it so: an alternative that needs a lookahead after
+ * its EOL (a line continued on the next one, an optional trailing line),
+ * or an action that is not at the end of its alternative, would let a
+ * later canonical line be handled before this one.
+ *
+ * Each alternative is the token form of one record of
+ * lib/feedback/text_records.h, which defines the record's fields once
+ * for the decoder of canonical lines, the writer and the diagnostics.
+ * Bison cannot expand those lists into productions, so the token
+ * sequences here are written out again (a name may be any generic token,
+ * a numeric field takes T_UINT only, hex a T_HEX, a block ref a T_BREF);
+ * what is shared is where each token goes, the XP_TXF_<kind>_<field>
+ * numbers of the same lists.
+ */
 line:
 	K_OBJFILE name T_UINT T_UINT T_UINT T_UINT T_HEX T_UINT EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			l_num(&L, 0, &$3);
-			l_num(&L, 1, &$4);
-			l_num(&L, 2, &$5);
-			l_num(&L, 3, &$6);
-			l_num(&L, 4, &$7);
-			l_num(&L, 5, &$8);
+			l_num(&L, XP_TXF_objfile_n_procs, &$3);
+			l_num(&L, XP_TXF_objfile_tv_sec, &$4);
+			l_num(&L, XP_TXF_objfile_tv_usec, &$5);
+			l_num(&L, XP_TXF_objfile_n_values_per_vp, &$6);
+			l_num(&L, XP_TXF_objfile_signature, &$7);
+			l_num(&L, XP_TXF_objfile_n_srcfile_names, &$8);
 			H(xp_tx_on_objfile(P, &L));
 		}
 	| K_PROC name T_HEX T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT T_UINT EOL
@@ -227,14 +248,14 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			l_num(&L, 0, &$3);
-			l_num(&L, 1, &$4);
-			l_num(&L, 2, &$5);
-			l_num(&L, 3, &$6);
-			l_num(&L, 4, &$7);
-			l_num(&L, 5, &$8);
-			l_num(&L, 6, &$9);
-			l_num(&L, 7, &$10);
+			l_num(&L, XP_TXF_proc_signature, &$3);
+			l_num(&L, XP_TXF_proc_n_counters, &$4);
+			l_num(&L, XP_TXF_proc_n_vp_sites, &$5);
+			l_num(&L, XP_TXF_proc_n_vp_records, &$6);
+			l_num(&L, XP_TXF_proc_proc_id, &$7);
+			l_num(&L, XP_TXF_proc_n_blocks, &$8);
+			l_num(&L, XP_TXF_proc_n_edges, &$9);
+			l_num(&L, XP_TXF_proc_n_srcmap_ops, &$10);
 			H(xp_tx_on_proc(P, &L));
 		}
 	| K_STAT T_UINT EOL
@@ -242,15 +263,15 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
-			l_num(&L, 0, &$2);
+			l_num(&L, XP_TXF_stat_value, &$2);
 			H(xp_tx_on_stat(P, &L));
 		}
 	| T_UINT T_UINT EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
+			l_num(&L, XP_TXF_counter_id, &$1);
+			l_num(&L, XP_TXF_counter_value, &$2);
 			H(xp_tx_on_counter(P, &L));
 		}
 	| K_VP T_UINT T_UINT EOL
@@ -258,8 +279,8 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
-			l_num(&L, 0, &$2);
-			l_num(&L, 1, &$3);
+			l_num(&L, XP_TXF_vp_expr_id, &$2);
+			l_num(&L, XP_TXF_vp_count, &$3);
 			H(xp_tx_on_vp(P, &L));
 		}
 	| K_VP T_UINT T_UINT name EOL
@@ -267,8 +288,8 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			L.kind = (int)$1.v;
-			l_num(&L, 0, &$2);
-			l_num(&L, 1, &$3);
+			l_num(&L, XP_TXF_vp_expr_id, &$2);
+			l_num(&L, XP_TXF_vp_count, &$3);
 			l_name(&L, &$4);
 			H(xp_tx_on_vp(P, &L));
 		}
@@ -276,36 +297,36 @@ line:
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
+			l_num(&L, XP_TXF_block_id, &$1);
+			l_num(&L, XP_TXF_block_counter, &$2);
 			H(xp_tx_on_block(P, &L));
 		}
 	| K_EDGE T_UINT T_BREF T_BREF EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
-			l_num(&L, 2, &$3);
-			l_num(&L, 3, &$4);
+			l_num(&L, XP_TXF_edge_id, &$1);
+			l_num(&L, XP_TXF_edge_counter, &$2);
+			l_num(&L, XP_TXF_edge_from, &$3);
+			l_num(&L, XP_TXF_edge_to, &$4);
 			H(xp_tx_on_edge(P, &L));
 		}
 	| K_TUPLE T_BREF linecol EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
-			l_linecol(&L, 2, &$3);
+			l_num(&L, XP_TXF_tuple_id, &$1);
+			l_num(&L, XP_TXF_tuple_block, &$2);
+			l_linecol(&L, XP_TXF_tuple_line, &$3);
 			H(xp_tx_on_tuple(P, &L));
 		}
 	| K_TUPLE T_BREF linecol name EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
-			l_linecol(&L, 2, &$3);
+			l_num(&L, XP_TXF_tuple_id, &$1);
+			l_num(&L, XP_TXF_tuple_block, &$2);
+			l_linecol(&L, XP_TXF_tuple_line, &$3);
 			l_name(&L, &$4);
 			H(xp_tx_on_tuple(P, &L));
 		}
@@ -314,8 +335,8 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			l_num(&L, 0, &$3);
-			l_num(&L, 1, &$4);
+			l_num(&L, XP_TXF_program_n_objrefs, &$3);
+			l_num(&L, XP_TXF_program_n_comdats, &$4);
 			H(xp_tx_on_program(P, &L));
 		}
 	| K_OBJREF name EOL
@@ -337,23 +358,23 @@ line:
 			xp_tx_line L;
 			l_init(&L, &@1);
 			l_name(&L, &$2);
-			l_num(&L, 0, &$3);
+			l_num(&L, XP_TXF_srcfile_n_srclines, &$3);
 			H(xp_tx_on_srcfile(P, &L));
 		}
 	| K_SRCLINE linecol T_UINT EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_linecol(&L, 0, &$2);
-			l_num(&L, 2, &$3);
+			l_linecol(&L, XP_TXF_srcline_line, &$2);
+			l_num(&L, XP_TXF_srcline_n_refs, &$3);
 			H(xp_tx_on_srcline(P, &L));
 		}
 	| T_BREF T_UINT name EOL
 		{
 			xp_tx_line L;
 			l_init(&L, &@1);
-			l_num(&L, 0, &$1);
-			l_num(&L, 1, &$2);
+			l_num(&L, XP_TXF_blockref_block, &$1);
+			l_num(&L, XP_TXF_blockref_count, &$2);
 			l_name(&L, &$3);
 			H(xp_tx_on_blockref(P, &L));
 		}

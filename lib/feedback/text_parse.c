@@ -683,6 +683,42 @@ static void head_keep(xp_tx_parser *P, headcopy *h, const xp_tx_line *l)
 /* Field checks                                                         */
 /* ------------------------------------------------------------------ */
 
+/*
+ * what_<kind>(i): the name of numeric field i of a <kind> line in the
+ * diagnostics, and with NAMEF that of its name field, from the record
+ * lists of text_records.h.  F(kind, id) gives a field's number and name
+ * for the checks below.
+ */
+#define NAMEF (-1)
+#define TF_LIT(R, s)
+#define TF_KIND(R, fn)
+#define TF_SP(R)
+#define TF_COLON(R)
+#define TF_NUM(R, i, id, what) case (i): return (what);
+#define TF_ID TF_NUM
+#define TF_HEX TF_NUM
+#define TF_BREF TF_NUM
+#define TF_LINECOL(R, i, id, what, id2, what2)                            \
+	case (i): return (what);                                          \
+	case (i) + 1: return (what2);
+#define TF_NAME(R, what) case NAMEF: return (what);
+#define TF_PAIR TF_NAME
+#define TF_OPTNAME TF_NAME
+#define TF_VPVAL TF_NAME
+#define WHAT(R)                                                           \
+	static inline const char *what_##R(int i)                         \
+	{                                                                 \
+		switch (i) {                                              \
+		XP_TX_REC_##R(R)                                          \
+		}                                                         \
+		return "field";                                           \
+	}
+XP_TX_RECORDS(WHAT)
+#undef WHAT
+#include "feedback/text_records_undef.h"
+
+#define F(R, id) XP_TXF_##R##_##id, what_##R(XP_TXF_##R##_##id)
+
 /* Field i of l must fit 32 bits; returns 0 (after reporting) if not. */
 static int u32f(xp_tx_parser *P, const xp_tx_line *l, int i, const char *what)
 {
@@ -999,17 +1035,13 @@ void xp_tx_on_objfile(xp_tx_parser *P, const xp_tx_line *l)
 	if (P->type == XP_DT_OBJFD && P->n_obj == 2)
 		LERR(l, 1, "objfd data holds exactly one OBJFILE section");
 	xp_str path = section_path(P, l, &P->objpaths, "OBJFILE");
-	static const char *const names[] = {
-		"n_procs", "tv_sec", "tv_usec", "n_values_per_vp"
-	};
 	int ok = 1;
-	for (int i = 0; i < 4; i++)
-		ok &= u32f(P, l, i, names[i]);
-	if (l->f_ovf >> 4 & 1) {
-		LERR(l, l->col[4], "signature does not fit 64 bits");
-		ok = 0;
+	for (int i = 0; i < XP_TXF_objfile_NF; i++) {
+		const char *w = what_objfile(i);
+		/* The signature has 64 bits, every other field 32. */
+		ok &= i == XP_TXF_objfile_signature ? u64f(P, l, i, w)
+		                                  : u32f(P, l, i, w);
 	}
-	ok &= u32f(P, l, 5, "n_srcfile_names");
 	P->in_obj = 1;
 	P->o_bad = P->nbad;
 	head_keep(P, &P->oh, l);
@@ -1041,17 +1073,13 @@ void xp_tx_on_proc(xp_tx_parser *P, const xp_tx_line *l)
 	}
 	P->broken = 0;
 	P->o_procs++;
-	static const char *const names[] = {
-		"signature", "n_counters", "n_vp_sites", "n_vp_records",
-		"proc id", "n_blocks", "n_edges", "n_srcmap_ops"
-	};
 	int ok = 1;
-	if (l->f_ovf & 1) {
-		LERR(l, l->col[0], "signature does not fit 64 bits");
-		ok = 0;
+	for (int i = 0; i < XP_TXF_proc_NF; i++) {
+		const char *w = what_proc(i);
+		/* The signature has 64 bits, every other field 32. */
+		ok &= i == XP_TXF_proc_signature ? u64f(P, l, i, w)
+		                               : u32f(P, l, i, w);
 	}
-	for (int i = 1; i < 8; i++)
-		ok &= u32f(P, l, i, names[i]);
 	xp_str name = intern(P, l->s, l->slen);
 	if (P->b && name != XP_NOSTR) {
 		uint32_t old;
@@ -1064,8 +1092,8 @@ void xp_tx_on_proc(xp_tx_parser *P, const xp_tx_line *l)
 			     "line %u)", (int)(l->slen > 200 ? 200 : l->slen),
 			     l->s, old);
 	}
-	if (ok && rangef(P, l, 4, "proc id", 1, P->o_nprocs))
-		idset_dup(P, &P->procids, l, 4, "proc id");
+	if (ok && rangef(P, l, F(proc, proc_id), 1, P->o_nprocs))
+		idset_dup(P, &P->procids, l, F(proc, proc_id));
 	if (ok && l->v[3] > 0 && P->o_nvpv == 0)
 		LERR(l, l->col[3],
 		     "n_vp_records is %llu but the OBJFILE's n_values_per_vp "
@@ -1127,7 +1155,7 @@ void xp_tx_on_stat(xp_tx_parser *P, const xp_tx_line *l)
 			LERR(l, 1, "%s stat outside any section", kw);
 		return;
 	}
-	if (!u64f(P, l, 0, "stat value"))
+	if (!u64f(P, l, F(stat, value)))
 		return;
 	BUILD(xp_fbb_add_stat(P->b, (xp_statkind)l->kind, l->v[0]));
 }
@@ -1161,10 +1189,10 @@ void xp_tx_on_counter(xp_tx_parser *P, const xp_tx_line *l)
 {
 	if (proc_record(P, l, PH_COUNTERS, "counter record", &P->p_cnt) <= 0)
 		return;
-	if (!u32f(P, l, 0, "counter id") ||
-	    !rangef(P, l, 0, "counter id", 1, P->p_ncnt) ||
-	    idset_dup(P, &P->cntids, l, 0, "counter id") ||
-	    !u64f(P, l, 1, "counter value"))
+	if (!u32f(P, l, F(counter, id)) ||
+	    !rangef(P, l, F(counter, id), 1, P->p_ncnt) ||
+	    idset_dup(P, &P->cntids, l, F(counter, id)) ||
+	    !u64f(P, l, F(counter, value)))
 		return;
 	BUILD(xp_fbb_add_counter(P->b, (uint32_t)l->v[0], l->v[1]));
 }
@@ -1233,7 +1261,7 @@ void xp_tx_on_vp(xp_tx_parser *P, const xp_tx_line *l)
 	P->p_vplines++;
 	if (!ok)
 		return;
-	if (!u32f(P, l, 0, "expr id") || !u64f(P, l, 1, "count"))
+	if (!u32f(P, l, F(vp, expr_id)) || !u64f(P, l, F(vp, count)))
 		return;
 	if (pos == 0) {
 		P->vp_expr = (uint32_t)l->v[0];
@@ -1310,11 +1338,11 @@ void xp_tx_on_block(xp_tx_parser *P, const xp_tx_line *l)
 {
 	if (proc_record(P, l, PH_BLOCKS, "block record", &P->p_blk) <= 0)
 		return;
-	if (!u32f(P, l, 0, "block id") ||
-	    !rangef(P, l, 0, "block id", 1, P->p_nblk) ||
-	    idset_dup(P, &P->blkids, l, 0, "block id") ||
-	    !u32f(P, l, 1, "counter id") ||
-	    !rangef(P, l, 1, "counter id", 0, P->p_ncnt))
+	if (!u32f(P, l, F(block, id)) ||
+	    !rangef(P, l, F(block, id), 1, P->p_nblk) ||
+	    idset_dup(P, &P->blkids, l, F(block, id)) ||
+	    !u32f(P, l, F(block, counter)) ||
+	    !rangef(P, l, F(block, counter), 0, P->p_ncnt))
 		return;
 	BUILD(xp_fbb_add_block(P->b, (uint32_t)l->v[0], (uint32_t)l->v[1]));
 }
@@ -1323,36 +1351,38 @@ void xp_tx_on_edge(xp_tx_parser *P, const xp_tx_line *l)
 {
 	if (proc_record(P, l, PH_EDGES, "edge record", &P->p_edge) <= 0)
 		return;
-	if (!u32f(P, l, 0, "edge id") ||
-	    !rangef(P, l, 0, "edge id", 1, P->p_nedge) ||
-	    idset_dup(P, &P->edgeids, l, 0, "edge id") ||
-	    !u32f(P, l, 1, "counter id") ||
-	    !rangef(P, l, 1, "counter id", 0, P->p_ncnt) ||
-	    !u32f(P, l, 2, "from block") ||
-	    !rangef(P, l, 2, "from block", 1, P->p_nblk) ||
-	    !u32f(P, l, 3, "to block") ||
-	    !rangef(P, l, 3, "to block", 1, P->p_nblk))
+	if (!u32f(P, l, F(edge, id)) ||
+	    !rangef(P, l, F(edge, id), 1, P->p_nedge) ||
+	    idset_dup(P, &P->edgeids, l, F(edge, id)) ||
+	    !u32f(P, l, F(edge, counter)) ||
+	    !rangef(P, l, F(edge, counter), 0, P->p_ncnt) ||
+	    !u32f(P, l, F(edge, from)) ||
+	    !rangef(P, l, F(edge, from), 1, P->p_nblk) ||
+	    !u32f(P, l, F(edge, to)) ||
+	    !rangef(P, l, F(edge, to), 1, P->p_nblk))
 		return;
 	xp_edge e = { (uint32_t)l->v[0], (uint32_t)l->v[1], (uint32_t)l->v[2],
 	              (uint32_t)l->v[3] };
 	BUILD(xp_fbb_add_edge(P->b, &e));
 }
 
-/* A line number (field i) and an optional column (field i+1). */
-static int line_col(xp_tx_parser *P, const xp_tx_line *l, int i)
+/* A line number (field i, named what) and an optional column (field
+ * i + 1, named what2). */
+static int line_col(xp_tx_parser *P, const xp_tx_line *l, int i,
+                    const char *what, const char *what2)
 {
-	if (!u32f(P, l, i, "line number"))
+	if (!u32f(P, l, i, what))
 		return 0;
 	if (l->v[i] == 0) {
-		LERR(l, l->col[i], "line number 0 (lines start at 1)");
+		LERR(l, l->col[i], "%s 0 (lines start at 1)", what);
 		return 0;
 	}
 	if (l->nv) {
-		if (!u32f(P, l, i + 1, "column number"))
+		if (!u32f(P, l, i + 1, what2))
 			return 0;
 		if (l->v[i + 1] == 0) {
-			LERR(l, l->col[i + 1],
-			     "column number 0 (columns start at 1)");
+			LERR(l, l->col[i + 1], "%s 0 (columns start at 1)",
+			     what2);
 			return 0;
 		}
 	}
@@ -1363,12 +1393,12 @@ void xp_tx_on_tuple(xp_tx_parser *P, const xp_tx_line *l)
 {
 	if (proc_record(P, l, PH_TUPLES, "source mapping tuple", &P->p_tup) <= 0)
 		return;
-	if (!u32f(P, l, 0, "tuple id") ||
-	    !rangef(P, l, 0, "tuple id", 1, P->p_nsrcmap) ||
-	    idset_dup(P, &P->tupids, l, 0, "tuple id") ||
-	    !u32f(P, l, 1, "block id") ||
-	    !rangef(P, l, 1, "block id", 1, P->p_nblk) ||
-	    !line_col(P, l, 2))
+	if (!u32f(P, l, F(tuple, id)) ||
+	    !rangef(P, l, F(tuple, id), 1, P->p_nsrcmap) ||
+	    idset_dup(P, &P->tupids, l, F(tuple, id)) ||
+	    !u32f(P, l, F(tuple, block)) ||
+	    !rangef(P, l, F(tuple, block), 1, P->p_nblk) ||
+	    !line_col(P, l, F(tuple, line), what_tuple(XP_TXF_tuple_col)))
 		return;
 	xp_tuple t;
 	t.id = (uint32_t)l->v[0];
@@ -1385,8 +1415,8 @@ void xp_tx_on_program(xp_tx_parser *P, const xp_tx_line *l)
 	P->broken = 0;
 	P->n_prog++;
 	xp_str path = section_path(P, l, &P->progpaths, "PROGRAM");
-	int ok = u32f(P, l, 0, "n_objfile_refs");
-	ok &= u32f(P, l, 1, "n_comdat_procs");
+	int ok = u32f(P, l, F(program, n_objrefs));
+	ok &= u32f(P, l, F(program, n_comdats));
 	if (!ok)
 		return;
 	P->in_prog = 1;
@@ -1433,7 +1463,7 @@ void xp_tx_on_comdat(xp_tx_parser *P, const xp_tx_line *l)
 	P->g_phase = 2;
 	P->g_comdat++;
 	size_t plen;
-	if (!split_pair(P, l, "COMDAT_PROC", &plen))
+	if (!split_pair(P, l, what_comdat(NAMEF), &plen))
 		return;
 	xp_str pn = intern(P, l->s, plen);
 	xp_str on = intern(P, l->s + plen + 1, l->slen - plen - 1);
@@ -1448,7 +1478,7 @@ void xp_tx_on_srcfile(xp_tx_parser *P, const xp_tx_line *l)
 		LERR(l, 1, "SRCFILE section in a version 4.3 file");
 	P->n_src++;
 	xp_str path = section_path(P, l, &P->srcpaths, "SRCFILE");
-	if (!u32f(P, l, 0, "n_srclines"))
+	if (!u32f(P, l, F(srcfile, n_srclines)))
 		return;
 	P->in_src = 1;
 	P->s_bad = P->nbad;
@@ -1468,10 +1498,13 @@ void xp_tx_on_srcline(xp_tx_parser *P, const xp_tx_line *l)
 	}
 	P->broken = 0;
 	P->s_lines++;
-	if (!line_col(P, l, 0) || !u32f(P, l, 2, "n_block_refs"))
+	if (!line_col(P, l, F(srcline, line),
+	              what_srcline(XP_TXF_srcline_col)) ||
+	    !u32f(P, l, F(srcline, n_refs)))
 		return;
 	if (l->v[2] == 0) {
-		LERR(l, l->col[2], "n_block_refs is 0 (must be 1 or more)");
+		LERR(l, l->col[2], "%s is 0 (must be 1 or more)",
+		     what_srcline(XP_TXF_srcline_n_refs));
 		return;
 	}
 	P->in_sline = 1;
@@ -1492,8 +1525,9 @@ void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l)
 	}
 	P->l_refs++;
 	size_t plen;
-	if (!u32f(P, l, 0, "block id") || !u64f(P, l, 1, "count") ||
-	    !split_pair(P, l, "block ref", &plen))
+	if (!u32f(P, l, F(blockref, block)) ||
+	    !u64f(P, l, F(blockref, count)) ||
+	    !split_pair(P, l, what_blockref(NAMEF), &plen))
 		return;
 	/* Block refs of one procedure follow each other: reuse the ids of
 	 * the previous pair when the bytes are the same. */

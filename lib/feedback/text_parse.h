@@ -5,9 +5,9 @@
  * type leaks
  * into xprof.h.
  *
- * A canonical line is decoded by the scanner itself into an xp_tx_line
- * (its numbers and field columns) and handed straight to its xp_tx_on_*
- * handler.  Any other line is cut into generic tokens (xp_tx_tok: the text,
+ * A canonical line is decoded for the scanner (text_decode.c, from the
+ * record lists of text_records.h) into an xp_tx_line (its numbers and
+ * field columns) and handed straight to its xp_tx_on_* handler.  Any other line is cut into generic tokens (xp_tx_tok: the text,
  * its column and, for numbers, the decoded value); the parser's actions
  * assemble the same xp_tx_line from them and call the same handler, so both
  * paths build identical profiles.
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/internal.h"
+#include "feedback/text_records.h"
 
 #ifndef YY_TYPEDEF_YY_SCANNER_T
 #define YY_TYPEDEF_YY_SCANNER_T
@@ -47,9 +48,6 @@ typedef struct {
 /* Zero bytes that follow the two NULs ending a chunk, so that the
  * scanner may read a whole 8-byte word at any position up to them. */
 #define XP_TX_PAD 8
-
-/* Maximum number of numeric fields of a line (OBJFILE, PROC). */
-#define XP_TX_NF 9
 
 /*
  * One decoded line.  Numeric fields are v[0..]; f_ovf has bit i set when
@@ -86,6 +84,23 @@ void xp_tx_scanner_skip_line(yyscan_t s);
 uint32_t xp_tx_scanner_line(yyscan_t s);
 /* Where the scanner has put a NUL over the input, and the byte it hid. */
 void xp_tx_scanner_hold(yyscan_t s, const char **pos, char *ch);
+
+/* The decoders, defined in text_decode.c.  xp_tx_dec_<kind> decodes a
+ * canonical <kind> line starting at t (k: the stat kind or VP type) and
+ * returns a pointer to its LF, or NULL when the line is not canonical. */
+#define XP_TX_DECL_DECODER(R)                                             \
+	const char *xp_tx_dec_##R(xp_tx_line *L, const char *t, int k);
+XP_TX_RECORDS(XP_TX_DECL_DECODER)
+#undef XP_TX_DECL_DECODER
+/* A line starting with B: a block record (*ref 0) or a block ref. */
+const char *xp_tx_dec_b(xp_tx_line *L, const char *t, int *ref);
+/* The slow path's numbers: n decimal digits (returns 1 if they do not
+ * fit 64 bits, then *v is UINT64_MAX); 0x and n - 2 hex digits (the
+ * same); <line>:<col> (bit 0 of the result: the line overflowed, bit 1:
+ * the column does not fit 32 bits). */
+int xp_tx_sdec(const char *s, size_t n, uint64_t *v);
+int xp_tx_shex(const char *s, size_t n, uint64_t *v);
+int xp_tx_slinecol(const char *s, size_t n, uint64_t *v, uint32_t *v2);
 
 /* Driver side, defined in text_parse.c. */
 /* A fatal scanner error: unwinds to the parser's entry point. */

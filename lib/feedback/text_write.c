@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+#include "feedback/text_records.h"
 
 typedef struct {
 	const xp_fb *fb;
@@ -69,173 +70,227 @@ static char *put_hex(char *p, uint64_t v)
 	return p + xp_fmt_hex64(p, v);
 }
 
+/*
+ * One record line's values, in the field numbers of text_records.h: the
+ * numbers v[], the column of a line:col (nv), the kind of a stat or VP
+ * line, the name (s1) or pair (s1:s2), and a VP line's value.
+ */
+typedef struct {
+	uint64_t v[XP_TX_NF];
+	int nv, kind;
+	const char *s1, *s2;
+	size_t l1, l2;
+	const xp_vpval *val;
+} wline;
+
+/* A VP value, after its blank. */
+static char *put_vpval(const tw *t, char *p, int type, const xp_vpval *v)
+{
+	switch (type) {
+	case XP_VP_INT: p += xp_fmt_i64(p, v->v.i); break;
+	case XP_VP_LLONG: p += xp_fmt_i64(p, v->v.ll); break;
+	case XP_VP_FLOAT: p += xp_fmt_float(p, v->v.f); break;
+	case XP_VP_DOUBLE: p += xp_fmt_double(p, v->v.d); break;
+	case XP_VP_PROC:
+		p = put_str(t, p, v->v.proc.name);
+		*p++ = ':';
+		p = put_str(t, p, v->v.proc.objfile);
+		break;
+	}
+	return p;
+}
+
+/* The printing steps of the record items (text_records.h). */
+#define TF_LIT(R, lit) p = PUT_LIT(p, lit);
+#define TF_KIND(R, fn)                                                    \
+	{                                                                 \
+		const char *kw_ = fn(w->kind);                            \
+		p = put_s(p, kw_, strlen(kw_));                           \
+	}
+#define TF_SP(R) *p++ = ' ';
+#define TF_COLON(R) *p++ = ':';
+#define TF_NUM(R, i, id, what) p = put_u(p, w->v[i]);
+#define TF_ID TF_NUM
+#define TF_HEX(R, i, id, what) p = put_hex(p, w->v[i]);
+#define TF_BREF(R, i, id, what)                                           \
+	*p++ = 'B';                                                       \
+	p = put_u(p, w->v[i]);
+#define TF_LINECOL(R, i, id, what, id2, what2)                            \
+	p = put_u(p, w->v[i]);                                            \
+	if (w->nv) {                                                      \
+		*p++ = ':';                                               \
+		p = put_u(p, w->v[(i) + 1]);                              \
+	}
+#define TF_NAME(R, what) p = put_s(p, w->s1, w->l1);
+#define TF_PAIR(R, what)                                                  \
+	p = put_s(p, w->s1, w->l1);                                       \
+	*p++ = ':';                                                       \
+	p = put_s(p, w->s2, w->l2);
+#define TF_OPTNAME(R, what)                                               \
+	if (w->s1) {                                                      \
+		*p++ = ' ';                                               \
+		p = put_s(p, w->s1, w->l1);                               \
+	}
+#define TF_VPVAL(R, what)                                                 \
+	if (w->val && w->val->has_value) {                                \
+		*p++ = ' ';                                               \
+		p = put_vpval(t, p, w->kind, w->val);                     \
+	}
+
+/* put_<kind>: prints a <kind> line at p; returns the byte after its LF. */
+#define PRINTER(R)                                                        \
+	static char *put_##R(const tw *t, char *p, const wline *w)        \
+	{                                                                 \
+		(void)t;                                                  \
+		XP_TX_REC_##R(R)                                          \
+		*p++ = '\n';                                              \
+		return p;                                                 \
+	}
+XP_TX_RECORDS(PRINTER)
+#undef PRINTER
+#include "feedback/text_records_undef.h"
+
+/* Prints one line of at most need bytes with put_<kind>. */
+#define PUT_LINE(t, R, w, need)                                           \
+	do {                                                              \
+		char *p0_ = lbegin((t), (need));                          \
+		if (!p0_)                                                 \
+			return;                                           \
+		lend((t), p0_, put_##R((t), p0_, (w)), (need));           \
+	} while (0)
+
+/* The name field of a line: string s. */
+static void wl_str(const tw *t, wline *w, xp_str s)
+{
+	w->s1 = xp_fb_str(t->fb, s);
+	w->l1 = slen(t, s);
+}
+
+/* The pair field of a line: strings a:b. */
+static void wl_pair(const tw *t, wline *w, xp_str a, xp_str b)
+{
+	wl_str(t, w, a);
+	w->s2 = xp_fb_str(t->fb, b);
+	w->l2 = slen(t, b);
+}
+
 static void write_stats(tw *t, uint32_t first, uint32_t n)
 {
 	for (uint32_t i = first; i < first + n; i++) {
 		xp_stat st;
 		xp_fb_stat(t->fb, i, &st);
-		char *p0 = lbegin(t, 32), *p = p0;
-		if (!p)
-			return;
-		p = st.kind == XP_STAT_MAX ? PUT_LIT(p, "max") : PUT_LIT(p, "sum");
-		p = put_sp_u(p, st.value);
-		*p++ = '\n';
-		lend(t, p0, p, 32);
+		wline w = {.kind = st.kind};
+		w.v[XP_TXF_stat_value] = st.value;
+		PUT_LINE(t, stat, &w, 32);
 	}
 }
 
 static void write_vpval(tw *t, const xp_vp *vp, uint32_t i)
 {
-	const xp_fb *fb = t->fb;
 	xp_vpval v;
-	xp_fb_vpval(fb, i, vp->type, &v);
+	xp_fb_vpval(t->fb, i, vp->type, &v);
 	size_t need = 96;
 	if (vp->type == XP_VP_PROC && v.has_value)
 		need += slen(t, v.v.proc.name) + slen(t, v.v.proc.objfile);
-	char *p0 = lbegin(t, need), *p = p0;
-	if (!p)
-		return;
-	const char *tn = xp_vptype_name(vp->type);
-	p = put_s(p, tn, strlen(tn));
-	p = put_sp_u(p, vp->expr_id);
-	p = put_sp_u(p, v.count);
-	if (v.has_value) {
-		*p++ = ' ';
-		switch (vp->type) {
-		case XP_VP_INT: p += xp_fmt_i64(p, v.v.i); break;
-		case XP_VP_LLONG: p += xp_fmt_i64(p, v.v.ll); break;
-		case XP_VP_FLOAT: p += xp_fmt_float(p, v.v.f); break;
-		case XP_VP_DOUBLE: p += xp_fmt_double(p, v.v.d); break;
-		case XP_VP_PROC:
-			p = put_str(t, p, v.v.proc.name);
-			*p++ = ':';
-			p = put_str(t, p, v.v.proc.objfile);
-			break;
-		}
+	wline w = {.kind = vp->type, .val = &v};
+	w.v[XP_TXF_vp_expr_id] = vp->expr_id;
+	w.v[XP_TXF_vp_count] = v.count;
+	PUT_LINE(t, vp, &w, need);
+}
+
+static void write_proc_head(tw *t, const xp_proc *pr)
+{
+	wline w = {0};
+	wl_str(t, &w, pr->name);
+	w.v[XP_TXF_proc_signature] = pr->signature;
+	w.v[XP_TXF_proc_n_counters] = pr->n_counters;
+	w.v[XP_TXF_proc_n_vp_sites] = pr->n_vp_sites;
+	w.v[XP_TXF_proc_n_vp_records] = pr->n_vps;
+	w.v[XP_TXF_proc_proc_id] = pr->proc_id;
+	w.v[XP_TXF_proc_n_blocks] = pr->n_blocks;
+	w.v[XP_TXF_proc_n_edges] = pr->n_edges;
+	w.v[XP_TXF_proc_n_srcmap_ops] = pr->n_srcmap_ops;
+	PUT_LINE(t, proc, &w, 256 + w.l1);
+}
+
+/* The block and edge records of a procedure. */
+static void write_cfg(tw *t, const xp_proc *pr)
+{
+	const xp_fb *fb = t->fb;
+	wline w = {0};
+	for (uint32_t i = pr->first_block; i < pr->first_block + pr->n_blocks;
+	     i++) {
+		const unsigned char *r = xp_rec(fb, XP_T_BLOCKS, i);
+		w.v[XP_TXF_block_id] = xp_get_le32(r + XP_BK_ID);
+		w.v[XP_TXF_block_counter] = xp_get_le32(r + XP_BK_COUNTER);
+		PUT_LINE(t, block, &w, 32);
 	}
-	*p++ = '\n';
-	lend(t, p0, p, need);
+	for (uint32_t i = pr->first_edge; i < pr->first_edge + pr->n_edges;
+	     i++) {
+		const unsigned char *r = xp_rec(fb, XP_T_EDGES, i);
+		w.v[XP_TXF_edge_id] = xp_get_le32(r + XP_ED_ID);
+		w.v[XP_TXF_edge_counter] = xp_get_le32(r + XP_ED_COUNTER);
+		w.v[XP_TXF_edge_from] = xp_get_le32(r + XP_ED_FROM);
+		w.v[XP_TXF_edge_to] = xp_get_le32(r + XP_ED_TO);
+		PUT_LINE(t, edge, &w, 64);
+	}
+}
+
+static void write_tuples(tw *t, const xp_proc *pr)
+{
+	for (uint32_t i = pr->first_tuple; i < pr->first_tuple + pr->n_tuples;
+	     i++) {
+		xp_tuple tu;
+		xp_fb_tuple(t->fb, i, &tu);
+		wline w = {.nv = tu.col != 0};
+		w.v[XP_TXF_tuple_id] = tu.id;
+		w.v[XP_TXF_tuple_block] = tu.block;
+		w.v[XP_TXF_tuple_line] = tu.line;
+		w.v[XP_TXF_tuple_col] = tu.col;
+		if (tu.srcfile != XP_NOSTR)
+			wl_str(t, &w, tu.srcfile);
+		PUT_LINE(t, tuple, &w, 80 + slen(t, tu.srcfile));
+	}
 }
 
 static void write_proc(tw *t, uint32_t pi, uint32_t nvpv)
 {
-	const xp_fb *fb = t->fb;
 	xp_proc pr;
-	xp_fb_proc(fb, pi, &pr);
-
-	size_t need = 256 + slen(t, pr.name);
-	char *p0 = lbegin(t, need), *p = p0;
-	if (!p)
-		return;
-	p = PUT_LIT(p, "PROC: ");
-	p = put_str(t, p, pr.name);
-	*p++ = ' ';
-	p = put_hex(p, pr.signature);
-	p = put_sp_u(p, pr.n_counters);
-	p = put_sp_u(p, pr.n_vp_sites);
-	p = put_sp_u(p, pr.n_vps);
-	p = put_sp_u(p, pr.proc_id);
-	p = put_sp_u(p, pr.n_blocks);
-	p = put_sp_u(p, pr.n_edges);
-	p = put_sp_u(p, pr.n_srcmap_ops);
-	*p++ = '\n';
-	lend(t, p0, p, need);
-
+	xp_fb_proc(t->fb, pi, &pr);
+	write_proc_head(t, &pr);
 	write_stats(t, pr.first_stat, pr.n_stats);
-
-	for (uint32_t i = pr.first_counter; i < pr.first_counter + pr.n_counters;
-	     i++) {
-		const unsigned char *r = xp_rec(fb, XP_T_COUNTERS, i);
-		p0 = p = (char *)xp_wbuf_reserve(&t->w, 48);
-		if (!p)
-			return;
-		p = put_u(p, xp_get_le32(r + XP_CN_ID));
-		p = put_sp_u(p, xp_get_le64(r + XP_CN_VALUE));
-		*p++ = '\n';
-		xp_wbuf_commit(&t->w, (size_t)(p - p0));
-	}
-
 	uint32_t val = pr.first_vpval;
+	wline w = {0};
+	for (uint32_t i = pr.first_counter;
+	     i < pr.first_counter + pr.n_counters; i++) {
+		const unsigned char *r = xp_rec(t->fb, XP_T_COUNTERS, i);
+		w.v[XP_TXF_counter_id] = xp_get_le32(r + XP_CN_ID);
+		w.v[XP_TXF_counter_value] = xp_get_le64(r + XP_CN_VALUE);
+		PUT_LINE(t, counter, &w, 48);
+	}
 	for (uint32_t i = pr.first_vp; i < pr.first_vp + pr.n_vps; i++) {
 		xp_vp vp;
-		xp_fb_vp(fb, i, &vp);
+		xp_fb_vp(t->fb, i, &vp);
 		for (uint32_t k = 0; k < nvpv; k++)
 			write_vpval(t, &vp, val++);
 	}
-
-	for (uint32_t i = pr.first_block; i < pr.first_block + pr.n_blocks; i++) {
-		const unsigned char *r = xp_rec(fb, XP_T_BLOCKS, i);
-		p0 = p = (char *)xp_wbuf_reserve(&t->w, 32);
-		if (!p)
-			return;
-		*p++ = 'B';
-		p = put_u(p, xp_get_le32(r + XP_BK_ID));
-		*p++ = ':';
-		p = put_sp_u(p, xp_get_le32(r + XP_BK_COUNTER));
-		*p++ = '\n';
-		xp_wbuf_commit(&t->w, (size_t)(p - p0));
-	}
-
-	for (uint32_t i = pr.first_edge; i < pr.first_edge + pr.n_edges; i++) {
-		const unsigned char *r = xp_rec(fb, XP_T_EDGES, i);
-		p0 = p = (char *)xp_wbuf_reserve(&t->w, 64);
-		if (!p)
-			return;
-		*p++ = 'E';
-		p = put_u(p, xp_get_le32(r + XP_ED_ID));
-		p = put_sp_u(p, xp_get_le32(r + XP_ED_COUNTER));
-		p = PUT_LIT(p, " B");
-		p = put_u(p, xp_get_le32(r + XP_ED_FROM));
-		p = PUT_LIT(p, " B");
-		p = put_u(p, xp_get_le32(r + XP_ED_TO));
-		*p++ = '\n';
-		xp_wbuf_commit(&t->w, (size_t)(p - p0));
-	}
-
-	for (uint32_t i = pr.first_tuple; i < pr.first_tuple + pr.n_tuples; i++) {
-		xp_tuple tu;
-		xp_fb_tuple(fb, i, &tu);
-		need = 80 + slen(t, tu.srcfile);
-		p0 = p = lbegin(t, need);
-		if (!p)
-			return;
-		*p++ = 'S';
-		p = put_u(p, tu.id);
-		p = PUT_LIT(p, ": B");
-		p = put_u(p, tu.block);
-		p = put_sp_u(p, tu.line);
-		if (tu.col) {
-			*p++ = ':';
-			p = put_u(p, tu.col);
-		}
-		if (tu.srcfile != XP_NOSTR) {
-			*p++ = ' ';
-			p = put_str(t, p, tu.srcfile);
-		}
-		*p++ = '\n';
-		lend(t, p0, p, need);
-	}
+	write_cfg(t, &pr);
+	write_tuples(t, &pr);
 }
 
 static void write_objfile(tw *t, uint32_t oi)
 {
 	xp_objfile of;
 	xp_fb_objfile(t->fb, oi, &of);
-	size_t need = 160 + slen(t, of.path);
-	char *p0 = lbegin(t, need), *p = p0;
-	if (!p)
-		return;
-	p = PUT_LIT(p, "OBJFILE:");
-	p = put_str(t, p, of.path);
-	p = put_sp_u(p, of.n_procs);
-	p = put_sp_u(p, of.tv_sec);
-	p = put_sp_u(p, of.tv_usec);
-	p = put_sp_u(p, of.n_values_per_vp);
-	*p++ = ' ';
-	p = put_hex(p, of.signature);
-	p = put_sp_u(p, of.n_srcfile_names);
-	*p++ = '\n';
-	lend(t, p0, p, need);
+	wline w = {0};
+	wl_str(t, &w, of.path);
+	w.v[XP_TXF_objfile_n_procs] = of.n_procs;
+	w.v[XP_TXF_objfile_tv_sec] = of.tv_sec;
+	w.v[XP_TXF_objfile_tv_usec] = of.tv_usec;
+	w.v[XP_TXF_objfile_n_values_per_vp] = of.n_values_per_vp;
+	w.v[XP_TXF_objfile_signature] = of.signature;
+	w.v[XP_TXF_objfile_n_srcfile_names] = of.n_srcfile_names;
+	PUT_LINE(t, objfile, &w, 160 + w.l1);
 	write_stats(t, of.first_stat, of.n_stats);
 	for (uint32_t i = of.first_proc; i < of.first_proc + of.n_procs; i++)
 		write_proc(t, i, of.n_values_per_vp);
@@ -246,43 +301,23 @@ static void write_program(tw *t, uint32_t gi)
 	const xp_fb *fb = t->fb;
 	xp_program pg;
 	xp_fb_program(fb, gi, &pg);
-	size_t need = 64 + slen(t, pg.path);
-	char *p0 = lbegin(t, need), *p = p0;
-	if (!p)
-		return;
-	p = PUT_LIT(p, "PROGRAM: ");
-	p = put_str(t, p, pg.path);
-	p = put_sp_u(p, pg.n_objrefs);
-	p = put_sp_u(p, pg.n_comdats);
-	*p++ = '\n';
-	lend(t, p0, p, need);
+	wline w = {0};
+	wl_str(t, &w, pg.path);
+	w.v[XP_TXF_program_n_objrefs] = pg.n_objrefs;
+	w.v[XP_TXF_program_n_comdats] = pg.n_comdats;
+	PUT_LINE(t, program, &w, 64 + w.l1);
 	write_stats(t, pg.first_stat, pg.n_stats);
 	for (uint32_t i = pg.first_objref; i < pg.first_objref + pg.n_objrefs;
 	     i++) {
-		xp_str s = xp_fb_objref(fb, i);
-		need = 16 + slen(t, s);
-		p0 = p = lbegin(t, need);
-		if (!p)
-			return;
-		p = PUT_LIT(p, "OBJREF: ");
-		p = put_str(t, p, s);
-		*p++ = '\n';
-		lend(t, p0, p, need);
+		wl_str(t, &w, xp_fb_objref(fb, i));
+		PUT_LINE(t, objref, &w, 16 + w.l1);
 	}
 	for (uint32_t i = pg.first_comdat; i < pg.first_comdat + pg.n_comdats;
 	     i++) {
 		xp_comdat cd;
 		xp_fb_comdat(fb, i, &cd);
-		need = 24 + slen(t, cd.proc) + slen(t, cd.objfile);
-		p0 = p = lbegin(t, need);
-		if (!p)
-			return;
-		p = PUT_LIT(p, "COMDAT_PROC: ");
-		p = put_str(t, p, cd.proc);
-		*p++ = ':';
-		p = put_str(t, p, cd.objfile);
-		*p++ = '\n';
-		lend(t, p0, p, need);
+		wl_pair(t, &w, cd.proc, cd.objfile);
+		PUT_LINE(t, comdat, &w, 24 + w.l1 + w.l2);
 	}
 }
 
@@ -291,52 +326,29 @@ static void write_srcfile(tw *t, uint32_t si)
 	const xp_fb *fb = t->fb;
 	xp_srcfile sf;
 	xp_fb_srcfile(fb, si, &sf);
-	size_t need = 48 + slen(t, sf.path);
-	char *p0 = lbegin(t, need), *p = p0;
-	if (!p)
-		return;
-	p = PUT_LIT(p, "SRCFILE: ");
-	p = put_str(t, p, sf.path);
-	p = put_sp_u(p, sf.n_lines);
-	*p++ = '\n';
-	lend(t, p0, p, need);
+	wline w = {0};
+	wl_str(t, &w, sf.path);
+	w.v[XP_TXF_srcfile_n_srclines] = sf.n_lines;
+	PUT_LINE(t, srcfile, &w, 48 + w.l1);
 
 	for (uint32_t li = sf.first_line; li < sf.first_line + sf.n_lines; li++) {
 		xp_srcline sl;
 		xp_fb_srcline(fb, li, &sl);
-		p0 = p = (char *)xp_wbuf_reserve(&t->w, 64);
-		if (!p)
-			return;
-		p = PUT_LIT(p, "SRCLINE: ");
-		p = put_u(p, sl.line);
-		if (sl.col) {
-			*p++ = ':';
-			p = put_u(p, sl.col);
-		}
-		p = put_sp_u(p, sl.n_refs);
-		*p++ = '\n';
-		xp_wbuf_commit(&t->w, (size_t)(p - p0));
+		w.nv = sl.col != 0;
+		w.v[XP_TXF_srcline_line] = sl.line;
+		w.v[XP_TXF_srcline_col] = sl.col;
+		w.v[XP_TXF_srcline_n_refs] = sl.n_refs;
+		PUT_LINE(t, srcline, &w, 64);
 
 		/* Block refs repeat one proc:objfile pair over and over; the
 		 * hot loop reads the string table directly. */
 		for (uint32_t i = sl.first_ref; i < sl.first_ref + sl.n_refs; i++) {
 			const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, i);
-			xp_str ps = xp_get_le32(r + XP_BR_PROC);
-			xp_str os = xp_get_le32(r + XP_BR_OBJFILE);
-			size_t pl = slen(t, ps), ol = slen(t, os);
-			need = 48 + pl + ol;
-			p0 = p = lbegin(t, need);
-			if (!p)
-				return;
-			*p++ = 'B';
-			p = put_u(p, xp_get_le32(r + XP_BR_BLOCK));
-			p = put_sp_u(p, xp_get_le64(r + XP_BR_COUNT));
-			*p++ = ' ';
-			p = put_s(p, xp_fb_str(fb, ps), pl);
-			*p++ = ':';
-			p = put_s(p, xp_fb_str(fb, os), ol);
-			*p++ = '\n';
-			lend(t, p0, p, need);
+			wl_pair(t, &w, xp_get_le32(r + XP_BR_PROC),
+			        xp_get_le32(r + XP_BR_OBJFILE));
+			w.v[XP_TXF_blockref_block] = xp_get_le32(r + XP_BR_BLOCK);
+			w.v[XP_TXF_blockref_count] = xp_get_le64(r + XP_BR_COUNT);
+			PUT_LINE(t, blockref, &w, 48 + w.l1 + w.l2);
 		}
 	}
 }

@@ -1,0 +1,262 @@
+/*
+ * feedback/text_decode.c - decodes the fields of feedback text lines
+ * (xprof_text(5)) for the scanner (grammar/xprof_text.l).
+ *
+ * Speed: a canonical line (one blank between fields, no leading zeros, LF
+ * end; what xprof_btoa writes) is neither walked by flex's DFA nor turned
+ * into tokens.  The scanner matches only the short literal prefix that
+ * tells the line's kind and calls the line's decoder here, which checks
+ * that the rest has exactly the canonical shape and decodes it into an
+ * xp_tx_line.  The decoders are generated from the record lists of
+ * text_records.h, the same lists the writer prints from, so the shape
+ * the fast path accepts is by construction the shape xprof_btoa writes.
+ * Anything else (a second blank, a tab, a CR, a leading zero, a number
+ * past 64 bits, a signature of more than 16 hex digits, a missing or
+ * extra field) makes the decoder return NULL, and the scanner puts the
+ * line back whole for its slow path, which cuts it into generic tokens so
+ * that the grammar can accept every non-canonical form and bison can
+ * name the offending field.
+ *
+ * The decoders stop at the first byte that does not fit, so they never
+ * read past the NUL bytes that end a chunk (names are read a word at a
+ * time, into the chunk's padding at most; see name_scan).
+ *
+ * The slow path's number tokens are decoded here too (xp_tx_sdec and
+ * friends), so that the scanner holds no C beyond its rules.
+ */
+#include <string.h>
+
+#include "feedback/text_parse.h"
+#include "feedback/text_records.h"
+
+int xp_tx_sdec(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (__builtin_mul_overflow(r, 10, &r) ||
+		    __builtin_add_overflow(r, (uint64_t)(s[i] - '0'), &r)) {
+			*v = UINT64_MAX;
+			return 1;
+		}
+	}
+	*v = r;
+	return 0;
+}
+
+int xp_tx_shex(const char *s, size_t n, uint64_t *v)
+{
+	/* Leading zeros do not count towards the 16 digits a 64-bit value
+	 * can have. */
+	const char *p = s + 2;
+	const char *e = s + n;
+	while (p < e - 1 && *p == '0')
+		p++;
+	if (e - p > 16) {
+		*v = UINT64_MAX;
+		return 1;
+	}
+	uint64_t r = 0;
+	for (; p < e; p++) {
+		unsigned c = (unsigned char)*p;
+		r = r << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	*v = r;
+	return 0;
+}
+
+int xp_tx_slinecol(const char *s, size_t n, uint64_t *v, uint32_t *v2)
+{
+	const char *c = memchr(s, ':', n);
+	uint64_t w;
+	int o1 = xp_tx_sdec(s, (size_t)(c - s), v);
+	int o2 = xp_tx_sdec(c + 1, (size_t)(s + n - c - 1), &w);
+	*v2 = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	return o1 | (o2 || w > UINT32_MAX) << 1;
+}
+
+/* Bytes that end a name: blank, CR, LF and NUL. */
+static const unsigned char name_end[256] = {
+	[0] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1,
+};
+
+/*
+ * The first byte at or after p that ends a name.  Names are long (half of
+ * a large file is proc:objfile pairs), so eight bytes are tested at once
+ * where the byte order allows: a word holds a candidate when one of its
+ * bytes is below 0x21 (every byte that ends a name is), and the lowest
+ * such byte is exactly found from the mask (a borrow only runs upwards).
+ * Words may reach past the line end and the chunk's NULs into the
+ * chunk's padding (XP_TX_PAD), never further, since a NUL ends the scan.
+ */
+static inline const char *name_scan(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (;;) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		uint64_t m = (w - 0x2121212121212121u) & ~w &
+		             0x8080808080808080u;
+		if (!m) {
+			p += 8;
+			continue;
+		}
+		p += __builtin_ctzll(m) >> 3;
+		if (name_end[(unsigned char)*p])
+			return p;
+		/* A control byte, which a name may hold. */
+		p++;
+	}
+#else
+	while (!name_end[(unsigned char)*p])
+		p++;
+	return p;
+#endif
+}
+
+/* A canonical decimal at p (no leading zero, fits 64 bits): returns the
+ * byte after it. */
+static inline const char *cdec(const char *p, uint64_t *out)
+{
+	const char *s = p;
+	uint64_t v = 0;
+	unsigned d;
+	while ((d = (unsigned)(unsigned char)*p - '0') < 10u) {
+		v = v * 10 + d;
+		p++;
+	}
+	size_t n = (size_t)(p - s);
+	/* Up to 19 digits cannot overflow; 20 may. */
+	if (n - 1 >= 19 &&
+	    (n == 0 || n > 20 || memcmp(s, "18446744073709551615", 20) > 0))
+		return NULL;
+	if (*s == '0' && n > 1)
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* Canonical lower-case hex after "0x" (1..16 digits, no leading zero
+ * unless the value is 0). */
+static inline const char *chex(const char *p, uint64_t *out)
+{
+	const char *s = p;
+	uint64_t v = 0;
+	for (;;) {
+		unsigned c = (unsigned char)*p;
+		if (c - '0' < 10u)
+			v = v << 4 | (c - '0');
+		else if (c - 'a' < 6u)
+			v = v << 4 | (c - 'a' + 10);
+		else
+			break;
+		p++;
+	}
+	size_t n = (size_t)(p - s);
+	if (n == 0 || n > 16 || (n > 1 && *s == '0'))
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/*
+ * The decoding steps of the record items; t is the line start, p the
+ * position.  strncmp stops at the NUL that ends a chunk.
+ */
+#define FCOL(p) ((uint32_t)((p) - t) + 1)
+
+#define NEED(c)                                                           \
+	do {                                                              \
+		if (*p != (c))                                            \
+			return NULL;                                      \
+		p++;                                                      \
+	} while (0)
+
+#define DEC_NUM(i, col_)                                                  \
+	do {                                                              \
+		L->col[i] = (col_);                                       \
+		if (!(p = cdec(p, &L->v[i])))                             \
+			return NULL;                                      \
+	} while (0)
+
+#define DEC_NAME()                                                        \
+	do {                                                              \
+		const char *s_ = p;                                       \
+		p = name_scan(p);                                         \
+		if (p == s_)                                              \
+			return NULL;                                      \
+		L->s = s_;                                                \
+		L->slen = (size_t)(p - s_);                               \
+		L->scol = FCOL(s_);                                       \
+		L->has_s = 1;                                             \
+	} while (0)
+
+#define TF_LIT(R, lit)                                                    \
+	if (strncmp(p, (lit), sizeof(lit) - 1) != 0)                      \
+		return NULL;                                              \
+	p += sizeof(lit) - 1;
+#define TF_KIND(R, fn)                                                    \
+	{                                                                 \
+		const char *kw_ = fn(k);                                  \
+		size_t n_ = strlen(kw_);                                  \
+		if (strncmp(p, kw_, n_) != 0)                             \
+			return NULL;                                      \
+		p += n_;                                                  \
+		L->kind = k;                                              \
+	}
+#define TF_SP(R) NEED(' ');
+#define TF_COLON(R) NEED(':');
+#define TF_NUM(R, i, id, what) DEC_NUM(i, FCOL(p));
+/* The id glued to a one-byte keyword is reported at the keyword. */
+#define TF_ID(R, i, id, what) DEC_NUM(i, 1);
+#define TF_HEX(R, i, id, what)                                            \
+	L->col[i] = FCOL(p);                                              \
+	NEED('0');                                                        \
+	NEED('x');                                                        \
+	if (!(p = chex(p, &L->v[i])))                                     \
+		return NULL;
+#define TF_BREF(R, i, id, what)                                           \
+	L->col[i] = FCOL(p);                                              \
+	NEED('B');                                                        \
+	if (!(p = cdec(p, &L->v[i])))                                     \
+		return NULL;
+#define TF_LINECOL(R, i, id, what, id2, what2)                            \
+	DEC_NUM(i, FCOL(p));                                              \
+	if (*p == ':') {                                                  \
+		p++;                                                      \
+		L->nv = 1;                                                \
+		DEC_NUM((i) + 1, FCOL(p));                                \
+	}
+#define TF_NAME(R, what) DEC_NAME();
+#define TF_PAIR(R, what) DEC_NAME();
+#define TF_OPTNAME(R, what)                                               \
+	if (*p == ' ') {                                                  \
+		p++;                                                      \
+		DEC_NAME();                                               \
+	}
+#define TF_VPVAL TF_OPTNAME
+
+/* xp_tx_dec_<kind>: one decoder per record kind. */
+#define DECODER(R)                                                        \
+	const char *xp_tx_dec_##R(xp_tx_line *L, const char *t, int k)    \
+	{                                                                 \
+		const char *p = t;                                        \
+		(void)k;                                                  \
+		L->nv = 0;                                                \
+		L->f_ovf = 0;                                             \
+		L->has_s = 0;                                             \
+		XP_TX_REC_##R(R)                                          \
+		return *p == '\n' ? p : NULL;                             \
+	}
+XP_TX_RECORDS(DECODER)
+#undef DECODER
+#include "feedback/text_records_undef.h"
+
+const char *xp_tx_dec_b(xp_tx_line *L, const char *t, int *ref)
+{
+	/* B<id>: is a block record, B<id> and a blank a block ref. */
+	const char *p = t + 1;
+	while ((unsigned)(unsigned char)*p - '0' < 10u)
+		p++;
+	*ref = *p != ':';
+	return *ref ? xp_tx_dec_blockref(L, t, 0) : xp_tx_dec_block(L, t, 0);
+}
