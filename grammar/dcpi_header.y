@@ -73,6 +73,13 @@
 #include "dcpi/header.h"
 }
 
+%code provides {
+/* The input's bytes at the place of p in the scanned copy, where the
+ * driver (lib/dcpi/header.c) has replaced every NUL byte by a stand-in
+ * (see there).  Token texts are quoted from the input. */
+const char *xp_dh_input(const xp_dh_parser *P, const char *p);
+}
+
 %code {
 #include <stdio.h>
 
@@ -188,6 +195,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 	char expects[256] = "";
 
 	xp_dh_scanner_last(scanner, &ltext, &llen);
+	if (llen > 0)
+		ltext = xp_dh_input(P, ltext);
 	for (int i = 0; i < n; i++) {
 		if (exp[i] == YYSYMBOL_T_WORD)
 			line_start = 1;

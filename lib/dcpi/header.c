@@ -430,6 +430,31 @@ static size_t header_region(const unsigned char *buf, size_t len,
 	return len;
 }
 
+/*
+ * flex takes a NUL byte for the end of its buffer and, when it is not,
+ * scans the whole match again up to there, so a rule whose match spans a
+ * run of NULs (a word, the rest of a line) costs time quadratic in the
+ * run's length.  The scanned copy therefore holds none: each NUL becomes
+ * NUL_STANDIN, a byte that every rule of grammar/dcpi_header.l treats
+ * exactly as it treats a NUL (it names neither; both fall in the same
+ * negated classes and in "."), so the tokens are the same.  Their texts
+ * are read from the input (vreport, add_line, xp_dh_input), never from
+ * the copy, except those of numbers and times, which hold no NUL.
+ */
+#define NUL_STANDIN '\001'
+
+static void standin_nuls(char *s, size_t n)
+{
+	char *e = s + n;
+	while ((s = memchr(s, '\0', (size_t)(e - s))) != NULL)
+		*s++ = NUL_STANDIN;
+}
+
+const char *xp_dh_input(const xp_dh_parser *P, const char *p)
+{
+	return P->orig + (p - P->base);
+}
+
 /* Runs the parser; kept apart so that setjmp's caller has no locals
  * that change after it. */
 static int run(xp_dh_parser *P, yyscan_t sc)
@@ -466,6 +491,7 @@ xp_err xp_dcpi_parse_header(const unsigned char *buf, size_t len,
 	if (hlen > 0)
 		memcpy(copy, buf, hlen);
 	copy[hlen] = copy[hlen + 1] = '\0';
+	standin_nuls(copy, hlen);
 	P->d = d;
 	P->name = name;
 	P->line_base = line_base;

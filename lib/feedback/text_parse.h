@@ -46,7 +46,8 @@ typedef struct {
 } xp_tx_loc;
 
 /* Zero bytes that follow the two NULs ending a chunk, so that the
- * scanner may read a whole 8-byte word at any position up to them. */
+ * decoder (text_decode.c) may read a whole 8-byte word at any position
+ * up to them. */
 #define XP_TX_PAD 8
 
 /*
