@@ -222,11 +222,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
 		char q[48];
 		size_t j = 0;
 
-		/* A NUL is a token of its own (see dcpi_header.l). */
-		if (llen == 1 && ltext[0] == '\0') {
-			snprintf(what, sizeof what, "NUL byte");
-			break;
-		}
 		/* Quote the text; NULs would cut the message short. */
 		for (size_t i = 0; i < k; i++)
 			q[j++] = ltext[i] != '\0' ? ltext[i] : '?';
