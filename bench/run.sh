@@ -93,7 +93,7 @@ bytes8=$(cat $in8 | wc -c)
 bytes100=$(cat $in100 | wc -c)
 
 echo
-echo "xprof against llvm-profdata ($($L --version 2>&1 | sed -n 's/^ *LLVM version */LLVM /p' | head -n 1))"
+echo "xprof against llvm-profdata ($(readlink -f "$(command -v "$L")"))"
 echo "  cpu:     $(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 describe_runs
 echo "  text:    $text_bytes bytes, $counters counters; LLVM text $(wc -c < "$w/run0.llvm") bytes"
