@@ -160,13 +160,6 @@ row() {
 		"$rin" "$rout" "$rcpy"
 }
 
-# exponent T1 T16: the fitted exponent of the cost over 16x the work,
-# log(t16/t1)/log(16).
-exponent() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		printf "%.2f", (a > 0 && b > 0) ? log(b / a) / log(16) : 0 }'
-}
-
 # verdict VALUE OP LIMIT: "met" or "MISSED" (OP is >= or <=).
 verdict() {
 	awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN {
