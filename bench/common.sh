@@ -32,7 +32,8 @@ if [ -n "${BENCH_RUSAGE:-}" ] && [ -x "$BENCH_RUSAGE" ]; then
 		"$BENCH_RUSAGE" -o "$m_out" "$@"
 	}
 	how="wait4 (bench/rusage)"
-elif [ -x /usr/bin/time ] && /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
+elif [ -x /usr/bin/time ] &&
+     /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
 	measure() {
 		m_out=$1
 		shift
@@ -102,7 +103,7 @@ median() {
 # rssa and rssb (the largest peak RSS, KiB).  An empty CMD_B runs A alone.
 pair() {
 	p_name=$1 p_ca=$2 p_a=$3 p_cb=$4 p_b=$5
-	p_ta= p_tb= rssa=0 rssb=0 p_i=0
+	p_ta='' p_tb='' rssa=0 rssb=0 p_i=0
 	while [ "$p_i" -lt "$BENCH_RUNS" ]; do
 		p_i=$((p_i + 1))
 		once "$p_name" "$p_ca" "$p_a"
@@ -126,7 +127,7 @@ pair() {
 refs() {
 	r_out=$1
 	shift
-	r_tin= r_tout= r_i=0
+	r_tin='' r_tout='' r_i=0
 	r_bytes=$(wc -c < "$r_out")
 	while [ "$r_i" -lt "$BENCH_RUNS" ]; do
 		r_i=$((r_i + 1))
@@ -142,22 +143,29 @@ refs() {
 	rcpy=$("$BENCH_MEMCPY" "$r_bytes") || die "memcpy failed"
 }
 
-# ratio A B: B / A with two decimals (the peer's time over xprof's).
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }'
+# quot A B: A / B with two decimals, 0 when B is 0.
+quot() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'
+}
+
+# show_refs: the references of a row, from rin, rout and rcpy (refs).
+show_refs() {
+	printf '    references: read input %.3f s, write output %.3f s, ' \
+		"$rin" "$rout"
+	printf 'memcpy output %.3f s\n' "$rcpy"
 }
 
 # row TITLE TARGET: prints a row from ta, tb, rssa, rssb (pair) and rin,
 # rout, rcpy (refs): the medians, the ratio peer/xprof against TARGET
 # (at least that many times) and the references; sets v (the verdict).
 row() {
-	rt=$(ratio "$ta" "$tb")
+	rt=$(quot "$tb" "$ta")
 	v=$(verdict "$rt" ">=" "$2")
 	printf '%s\n' "$1"
-	printf '    xprof %9.3f s  %9s MiB | peer %9.3f s  %9s MiB | ratio %7sx  target >= %sx: %s\n' \
-		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")" "$rt" "$2" "$v"
-	printf '    references: read input %.3f s, write output %.3f s, memcpy output %.3f s\n' \
-		"$rin" "$rout" "$rcpy"
+	printf '    xprof %8.3f s %8s MiB | peer %8.3f s %8s MiB | ' \
+		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")"
+	printf 'ratio %6sx  target >= %sx: %s\n' "$rt" "$2" "$v"
+	show_refs
 }
 
 # verdict VALUE OP LIMIT: "met" or "MISSED" (OP is >= or <=).
@@ -182,5 +190,6 @@ describe_runs() {
 	else
 		echo "  pinned:  no (taskset not available)"
 	fi
-	echo "  measure: $how, median of $BENCH_RUNS runs (tool and peer in turn), peak RSS the largest"
+	echo "  measure: $how, median of $BENCH_RUNS runs (tool and peer in" \
+		"turn), peak RSS the largest"
 }

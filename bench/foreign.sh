@@ -19,6 +19,9 @@
 # Environment: MERGE, BENCH_RUSAGE, BENCH_MEMCPY, BENCH_CPUPROF (make bench
 # sets them), CC (default cc), GO (default go), BENCH_DIR, BENCH_RUNS,
 # BENCH_CPU_SAMPLES (default 200000) and BENCH_CPU_FUNCS (default 20000).
+#
+# Lists of paths in variables are split into words on purpose: no path of
+# the benchmark holds white space.
 
 BENCH_NAME=bench-foreign
 BENCH_TOOLS="MERGE BENCH_MEMCPY BENCH_CPUPROF"
@@ -72,8 +75,10 @@ done
 echo
 echo "xprof_merge against gprof and go tool pprof"
 describe_runs
-echo "  gmon:    $(wc -c < "$w/gmon1/gmon.out") bytes per gmon.out, 8,000 functions"
-echo "  cpu:     $(wc -c < "$w/cpu1-f$BENCH_CPU_FUNCS-n$BENCH_CPU_SAMPLES.prof") bytes per profile, $BENCH_CPU_FUNCS functions, $BENCH_CPU_SAMPLES samples"
+echo "  gmon:    $(wc -c < "$w/gmon1/gmon.out") bytes per gmon.out," \
+	"8,000 functions"
+echo "  cpu:     $(cat $cpus | wc -c) bytes in 8 profiles of" \
+	"$BENCH_CPU_FUNCS functions and $BENCH_CPU_SAMPLES samples"
 echo
 
 o=$BENCH_DIR/out
@@ -84,7 +89,8 @@ refs "$o/gmon.sum"$gmons
 row "gmon-8: 8 gmon.out  vs  gprof -s EXE gmon.out..." 50
 
 pair cpu-8 "$o/cpu.prof" "$MERGE -q -o $o/cpu.prof$cpus" \
-	"$o/cpu.pb.gz" "$GO tool pprof -proto -symbolize=none -output $o/cpu.pb.gz$cpus"
+	"$o/cpu.pb.gz" \
+	"$GO tool pprof -proto -symbolize=none -output $o/cpu.pb.gz$cpus"
 refs "$o/cpu.prof"$cpus
 row "cpu-8: 8 CPU profiles  vs  go tool pprof -proto -symbolize=none" 20
 echo "    xprof's peak RSS under 100 MB: $(verdict "$rssa" "<=" 97656)"

@@ -31,6 +31,7 @@ BEGIN {
 	print "int main(int argc, char **argv)\n{"
 	print "\tunsigned seed = argc > 1 ? (unsigned)atoi(argv[1]) : 0, s = 0, k;"
 	print "\tfor (k = 0; k < 200000; k++)"
-	printf "\t\ts += ft[(k * 2654435761u + seed * 40503u) %% %du](k ^ seed, 4);\n", n
+	printf "\t\ts += ft[(k * 2654435761u + seed * 40503u) %% %du]", n
+	print "(k ^ seed, 4);"
 	print "\treturn (int)(s & 1);\n}"
 }
