@@ -322,21 +322,30 @@ fuzz-run: fuzz
 
 .PHONY: bench bench-run
 bench:
-	@$(DEPS) --install
+	@$(DEPS) --bench
 	@$(MAKE) --no-print-directory O=build-bench CFLAGS='-O2 -g -DNDEBUG' \
 	    NODEPS=1 bench-run
 
+# The benchmark's helpers: a command's wall time and peak RSS (wait4),
+# the memcpy reference, and the generator of gperftools CPU profiles.
 BENCH_RUSAGE := $(B)/bench/rusage
+BENCH_MEMCPY := $(B)/bench/memcpy
+BENCH_CPUPROF := $(B)/bench/cpuprof
+BENCH_HELPERS := $(BENCH_RUSAGE) $(BENCH_MEMCPY) $(BENCH_CPUPROF)
 BENCH_ENV = ATOB='$(abspath $(ATOB))' BTOA='$(abspath $(BTOA))' \
-            MERGE='$(abspath $(MERGE))' BENCH_GEN='$(abspath $(BENCH_GEN))' \
-            BENCH_RUSAGE='$(abspath $(BENCH_RUSAGE))'
+            MERGE='$(abspath $(MERGE))' DIFF='$(abspath $(DIFF))' \
+            SHOW='$(abspath $(SHOW))' TCOV='$(abspath $(TCOV))' \
+            BENCH_GEN='$(abspath $(BENCH_GEN))' \
+            BENCH_RUSAGE='$(abspath $(BENCH_RUSAGE))' \
+            BENCH_MEMCPY='$(abspath $(BENCH_MEMCPY))' \
+            BENCH_CPUPROF='$(abspath $(BENCH_CPUPROF))'
 
-bench-run: $(LIB) $(TOOLS) $(BENCH_GEN) $(BENCH_RUSAGE)
+bench-run: $(LIB) $(TOOLS) $(BENCH_GEN) $(BENCH_HELPERS)
 	$(BENCH_ENV) $(SHELL) bench/run.sh
-	$(BENCH_ENV) $(SHELL) bench/merge.sh
+	$(BENCH_ENV) $(SHELL) bench/foreign.sh
+	$(BENCH_ENV) $(SHELL) bench/scale.sh
 
-# Runs a command and reports its wall time and peak RSS (wait4).
-$(BENCH_RUSAGE): bench/rusage.c | $(B)/bench
+$(BENCH_HELPERS): $(B)/bench/%: bench/%.c | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BENCH_GEN): bench/gen.c $(LIB) | $(B)/bench $(GEN_HDRS)

@@ -1,6 +1,7 @@
-# common.sh - what the benchmark scripts share (sourced by bench/run.sh
-# and bench/merge.sh): defaults, the measuring command, pinning to one
-# core, the generated text, best-of-N runs and number formatting.
+# common.sh - what the benchmark scripts share (sourced by bench/run.sh,
+# bench/foreign.sh and bench/scale.sh): defaults, the measuring command,
+# pinning to one core, the generated texts, runs of a tool against its
+# peer in turn, medians, the physical references and number formatting.
 #
 # Before sourcing, a script sets BENCH_NAME (for messages) and
 # BENCH_TOOLS (the environment variables that must name executables).
@@ -31,7 +32,8 @@ if [ -n "${BENCH_RUSAGE:-}" ] && [ -x "$BENCH_RUSAGE" ]; then
 		"$BENCH_RUSAGE" -o "$m_out" "$@"
 	}
 	how="wait4 (bench/rusage)"
-elif [ -x /usr/bin/time ] && /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
+elif [ -x /usr/bin/time ] &&
+     /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
 	measure() {
 		m_out=$1
 		shift
@@ -55,43 +57,115 @@ if command -v taskset >/dev/null 2>&1; then
 fi
 
 mkdir -p "$BENCH_DIR" || die "cannot create $BENCH_DIR"
-text=$BENCH_DIR/gen-s$BENCH_SEED-m$BENCH_MB.text
 
-# The generated text, reused while it is newer than the generator.
-make_text() {
-	if [ ! -s "$text" ] || [ -n "$(find "$BENCH_GEN" -newer "$text")" ]; then
-		echo "generating $BENCH_MB MiB of feedback text (seed $BENCH_SEED) ..."
-		"$BENCH_GEN" -s "$BENCH_SEED" -m "$BENCH_MB" > "$text.tmp" ||
-			die "generator failed"
-		mv "$text.tmp" "$text" || die "cannot rename $text.tmp"
+# gen_file FILE ARGUMENT...: FILE written by the generator with those
+# arguments, reused while it is newer than the generator.
+gen_file() {
+	g_file=$1
+	shift
+	if [ ! -s "$g_file" ] || [ -n "$(find "$BENCH_GEN" -newer "$g_file")" ]
+	then
+		"$BENCH_GEN" "$@" > "$g_file.tmp" || die "generator failed"
+		mv "$g_file.tmp" "$g_file" || die "cannot rename $g_file.tmp"
 	fi
 }
 
-# runs NAME CLEAN COMMAND...: runs the command BENCH_RUNS times, removing
-# the path CLEAN (if not empty) before each run; sets best (seconds, the
-# least) and rss (KiB, the largest).  The command's output goes to
-# $BENCH_DIR/NAME.log, shown when it fails.
-runs() {
-	r_name=$1 r_clean=$2
-	shift 2
-	best=
-	rss=0
-	r_i=0
+# once NAME CLEAN COMMAND: runs the command (a string, split into words
+# by the shell; it may hold redirections of its own) once, pinned, after
+# removing the path CLEAN (if not empty); sets t (seconds) and m (peak RSS,
+# KiB).  Standard output goes to /dev/null, standard error to
+# $BENCH_DIR/NAME.log, shown when the command fails: when it exits with a
+# status other than 0 and $allow (xprof_diff's 1 for "they differ").
+once() {
+	o_name=$1 o_clean=$2 o_cmd=$3
+	[ -n "$o_clean" ] && rm -rf "$o_clean"
+	eval "measure \"\$BENCH_DIR/\$o_name.measure\" $pin $o_cmd" \
+		> /dev/null 2> "$BENCH_DIR/$o_name.log"
+	o_st=$?
+	if [ "$o_st" -ne 0 ] && [ "$o_st" -ne "${allow:-0}" ]; then
+		cat "$BENCH_DIR/$o_name.log" >&2
+		die "$o_name failed: $o_cmd"
+	fi
+	read -r t m < "$BENCH_DIR/$o_name.measure" ||
+		die "no measurement for $o_name"
+}
+
+# median "T1 T2 ...": the median of the numbers.
+median() {
+	echo "$1" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk '
+		{ a[NR] = $1 }
+		END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# pair NAME CLEAN_A CMD_A CLEAN_B CMD_B: the tool (A) and its peer (B) in
+# turn, A B A B ..., BENCH_RUNS times each, so that a change of the
+# machine's load falls on both alike; sets ta and tb (median seconds) and
+# rssa and rssb (the largest peak RSS, KiB).  An empty CMD_B runs A alone.
+pair() {
+	p_name=$1 p_ca=$2 p_a=$3 p_cb=$4 p_b=$5
+	p_ta='' p_tb='' rssa=0 rssb=0 p_i=0
+	while [ "$p_i" -lt "$BENCH_RUNS" ]; do
+		p_i=$((p_i + 1))
+		once "$p_name" "$p_ca" "$p_a"
+		p_ta="$p_ta $t"
+		[ "$m" -gt "$rssa" ] && rssa=$m
+		[ -n "$p_b" ] || continue
+		once "$p_name-peer" "$p_cb" "$p_b"
+		p_tb="$p_tb $t"
+		[ "$m" -gt "$rssb" ] && rssb=$m
+	done
+	ta=$(median "$p_ta")
+	tb=
+	[ -n "$p_b" ] && tb=$(median "$p_tb")
+	return 0
+}
+
+# refs OUTFILE INFILE...: the physical references of a row, each the
+# median of BENCH_RUNS runs: reading the inputs from the page cache (cat
+# into /dev/null), writing a new file of OUTFILE's bytes (dd), and one
+# memcpy of OUTFILE's size (bench/memcpy.c); sets rin, rout and rcpy.
+refs() {
+	r_out=$1
+	shift
+	r_tin='' r_tout='' r_i=0
+	r_bytes=$(wc -c < "$r_out")
 	while [ "$r_i" -lt "$BENCH_RUNS" ]; do
 		r_i=$((r_i + 1))
-		[ -n "$r_clean" ] && rm -rf "$r_clean"
-		# The pin command is split into words on purpose.
-		# shellcheck disable=SC2086
-		if ! measure "$BENCH_DIR/$r_name.measure" $pin "$@" \
-		        > "$BENCH_DIR/$r_name.log" 2>&1; then
-			cat "$BENCH_DIR/$r_name.log" >&2
-			die "$r_name failed: $*"
-		fi
-		read -r t m < "$BENCH_DIR/$r_name.measure" ||
-			die "no measurement for $r_name"
-		best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
-		[ "$m" -gt "$rss" ] && rss=$m
+		once ref-read "" "cat $*"
+		r_tin="$r_tin $t"
+		once ref-write "$BENCH_DIR/ref.out" \
+			"dd if=$r_out of=$BENCH_DIR/ref.out bs=1M status=none"
+		r_tout="$r_tout $t"
 	done
+	rm -f "$BENCH_DIR/ref.out"
+	rin=$(median "$r_tin")
+	rout=$(median "$r_tout")
+	rcpy=$("$BENCH_MEMCPY" "$r_bytes") || die "memcpy failed"
+}
+
+# quot A B: A / B with two decimals, 0 when B is 0.
+quot() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'
+}
+
+# show_refs: the references of a row, from rin, rout and rcpy (refs).
+show_refs() {
+	printf '    references: read input %.3f s, write output %.3f s, ' \
+		"$rin" "$rout"
+	printf 'memcpy output %.3f s\n' "$rcpy"
+}
+
+# row TITLE TARGET: prints a row from ta, tb, rssa, rssb (pair) and rin,
+# rout, rcpy (refs): the medians, the ratio peer/xprof against TARGET
+# (at least that many times) and the references; sets v (the verdict).
+row() {
+	rt=$(quot "$tb" "$ta")
+	v=$(verdict "$rt" ">=" "$2")
+	printf '%s\n' "$1"
+	printf '    xprof %8.3f s %8s MiB | peer %8.3f s %8s MiB | ' \
+		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")"
+	printf 'ratio %6sx  target >= %sx: %s\n' "$rt" "$2" "$v"
+	show_refs
 }
 
 # verdict VALUE OP LIMIT: "met" or "MISSED" (OP is >= or <=).
@@ -116,5 +190,6 @@ describe_runs() {
 	else
 		echo "  pinned:  no (taskset not available)"
 	fi
-	echo "  measure: $how, best of $BENCH_RUNS runs, peak RSS the largest"
+	echo "  measure: $how, median of $BENCH_RUNS runs (tool and peer in" \
+		"turn), peak RSS the largest"
 }

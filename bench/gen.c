@@ -24,12 +24,21 @@
  * source file sections, which gather the blocks of a whole module, are
  * built by generating the module's object files once more.
  *
- * Usage: gen [-3] [-i] [-s seed] [-r run] [-m megabytes | -n counters]
+ * Usage: gen [-3] [-i] [-l] [-s seed] [-r run] [-m megabytes | -n counters]
  *            [-t type]
  *
  * -r gives training run RUN of the same program (0, the default, is the
  * plain output): other counts and now and then another value profile
  * value, everything else the same.
+ *
+ * -l writes the same counters in LLVM's text profile format (what
+ * `llvm-profdata merge --text` writes), so that the benchmark can give
+ * llvm-profdata the information xprof's tools get: one function per
+ * procedure that has counters, named `objfile:procedure` (unique, as
+ * LLVM names a file's local functions), its hash the procedure's
+ * checksum and its counters the procedure's counters.  The generator
+ * draws exactly what it draws for the feedback text, so that a seed and
+ * a run give the same program and the same counts in both forms.
  */
 #include <errno.h>
 #include <math.h>
@@ -415,12 +424,13 @@ typedef struct {
 	uint64_t seed;
 	uint64_t run;		/* -r: the training run */
 	int type, v43, interleave;
+	int llvm;		/* -l: LLVM's text profile format */
 	uint32_t n_obj;		/* object files (set by the dry pass) */
 	uint32_t objfd_procs;	/* objfd: the one object file's n_procs */
 	uint64_t target_bytes, target_counters;
 
 	sink out;
-	sbuf body, sec;
+	sbuf body, sec, lbody;
 
 	/* Scratch of one procedure. */
 	uint64_t *vals;
@@ -702,6 +712,28 @@ typedef struct {
 	uint32_t keybase;	/* key of this object file's main source */
 } objst;
 
+/* One function of LLVM's text profile format: name, hash, counters. */
+static void llvm_func(gen *g, const objst *os, const name *nm, uint64_t sig,
+		      uint32_t nc)
+{
+	sbuf *b = &g->lbody;
+	uint32_t i;
+
+	sb_put(b, os->path, os->path_len);
+	sb_ch(b, ':');
+	sb_put(b, nm->s, nm->n);
+	sb_lit(b, "\n# Func Hash:\n");
+	sb_u64(b, sig);
+	sb_lit(b, "\n# Num Counters:\n");
+	sb_u64(b, nc);
+	sb_lit(b, "\n# Counter Values:\n");
+	for (i = 1; i <= nc; i++) {
+		sb_u64(b, g->vals[i]);
+		sb_ch(b, '\n');
+	}
+	sb_ch(b, '\n');
+}
+
 static void gen_proc(gen *g, uint64_t *s, objst *os, uint32_t p)
 {
 	sbuf *b = &g->body;
@@ -912,6 +944,8 @@ static void gen_proc(gen *g, uint64_t *s, objst *os, uint32_t p)
 		}
 	}
 	os->line += nb * 3 + 6 + (uint32_t)below(s, 20);
+	if (g->llvm && nc > 0)
+		llvm_func(g, os, &nm, sig, nc);
 }
 
 /*
@@ -955,8 +989,13 @@ static void gen_objfile(gen *g, uint32_t obj)
 
 	obj_open(g, obj, &s, &os, hdr);
 	g->body.n = 0;
+	g->lbody.n = 0;
 	for (p = 0; p < os.n_procs; p++)
 		gen_proc(g, &s, &os, p);
+	if (g->llvm && !o->dry) {
+		sink_put(o, g->lbody.p, g->lbody.n);
+		return;
+	}
 	for (k = 0; k < 32; k++)
 		n_srcnames += (os.files_mask >> k) & 1;
 
@@ -1261,10 +1300,28 @@ static uint32_t dry_pass(gen *g)
 	return g->v43 ? 0 : n_src;
 }
 
+/*
+ * -l: the object files' functions under LLVM's header of an IR-level
+ * profile; programs and source files have no counterpart there.
+ */
+static int write_llvm(gen *g)
+{
+	static const char head[] = "# IR level Instrumentation Flag\n:ir\n";
+	uint32_t obj;
+
+	sink_put(&g->out, head, sizeof head - 1);
+	for (obj = 0; obj < g->n_obj; obj++)
+		gen_objfile(g, obj);
+	sink_flush(&g->out);
+	if (fflush(stdout) != 0)
+		die("write");
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: gen [-3i] [-s seed] [-r run] [-m megabytes | -n counters] "
+		"usage: gen [-3il] [-s seed] [-r run] [-m megabytes | -n counters] "
 		"[-t type]\n");
 	exit(2);
 }
@@ -1280,13 +1337,16 @@ int main(int argc, char **argv)
 
 	memset(&g, 0, sizeof g);
 	g.target_bytes = 10u << 20;
-	while ((c = getopt(argc, argv, "3im:n:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "3ilm:n:r:s:t:")) != -1) {
 		switch (c) {
 		case '3':
 			g.v43 = 1;
 			break;
 		case 'i':
 			g.interleave = 1;
+			break;
+		case 'l':
+			g.llvm = 1;
 			break;
 		case 'm':
 			g.target_bytes = (uint64_t)(strtod(optarg, &end) *
@@ -1325,10 +1385,12 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (g.llvm && g.type != T_FEEDBACK))
 		usage();
 
 	n_src = dry_pass(&g);
+	if (g.llvm)
+		return write_llvm(&g);
 	np = n_programs(&g);
 	if (g.v43)
 		hl = (size_t)sprintf(head, "PROFILE-FEEDBACK-DATA: 4.3 %u %u %llu",
@@ -1383,6 +1445,7 @@ int main(int argc, char **argv)
 	free(g.out.b.p);
 	free(g.body.p);
 	free(g.sec.p);
+	free(g.lbody.p);
 	free(g.vals);
 	free(g.bctr);
 	free(g.ents);

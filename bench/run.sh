@@ -1,95 +1,168 @@
 #!/bin/sh
-# run.sh - the benchmark of xprof_atob and xprof_btoa (make bench).
+# run.sh - xprof's tools against llvm-profdata, side by side (make bench).
 #
-# It generates a large valid feedback text (about 100 MB, about a million
-# counters; kept in $BENCH_DIR and reused while the generator is
-# unchanged), then times, pinned to one core when taskset exists:
+# The generator writes one program's counters in two forms from the same
+# procedures: xprof's feedback text (gen) and LLVM's text profile format
+# (gen -l), for run 0 and for the training runs 1 to 7 (gen -r K).  Every
+# workload is made once, before anything is timed; then each tool and its
+# peer run in turn, A B A B ..., $BENCH_RUNS times each, pinned to one
+# core when taskset exists, and each row prints the medians, the peak RSS
+# of both, the ratio peer time / xprof time against its target, and the
+# physical references (bench/README):
 #
-#   atob   xprof_atob TEXT DIR      text to profile directory
-#   btoa   xprof_btoa DIR OUT       profile directory back to text
-#   btoa   xprof_btoa DIR /dev/null the same without filling a new file
+#   atob       xprof_atob TEXT DIR        llvm-profdata merge TEXT -o P
+#   btoa       xprof_btoa DIR FILE        llvm-profdata merge --text P -o T
+#   merge-8    xprof_merge of 8 runs      llvm-profdata merge --num-threads=1
+#   merge-100  xprof_merge of 100 runs (no peer: GB/s of database input)
+#   diff       xprof_diff A B             llvm-profdata overlap A B
+#   show       xprof_show -n 10 DIR       llvm-profdata show --topn=10
+#                                         --detailed-summary P
 #
-# each $BENCH_RUNS times (default 5), and prints for each the best time,
-# the throughput in MB/s of text (1 MB = 10^6 bytes), the peak RSS, the
-# size of the database written, and the targets of the project next to
-# the figures: atob at least 250 MB/s (150 MB/s at the very least), btoa
-# at least 500 MB/s, atob's peak RSS at most twice the database size.  It
-# also checks that btoa gives back the generated text byte for byte.
+# and the absolute targets that still hold: atob >= 250 MB/s of text with
+# a peak RSS <= 2x its database, btoa >= 500 MB/s, merge's peak RSS
+# independent of the number of inputs, and btoa giving back the text.
 #
 # A missed target is reported, not an error: the exit status is 0 unless
-# something failed (a tool exited non-zero, the output differs from the
-# input, or the measuring tools are missing).
+# something failed (a tool exited non-zero, the round trip differs, the
+# measuring tools are missing).
 #
-# Environment (make bench sets the first four):
-#   ATOB, BTOA      the tools
+# Environment (make bench sets the tools):
+#   ATOB, BTOA, MERGE, DIFF, SHOW   the tools
+#   LLVM_PROFDATA   the peer, default llvm-profdata
 #   BENCH_GEN       the text generator (bench/gen.c)
-#   BENCH_RUSAGE    bench/rusage.c built (make bench sets it), to measure
-#                   time and peak RSS; else GNU time (/usr/bin/time)
+#   BENCH_RUSAGE    bench/rusage.c built, to measure time and peak RSS;
+#                   else GNU time (/usr/bin/time)
+#   BENCH_MEMCPY    bench/memcpy.c built
 #   BENCH_DIR       scratch directory, default build/bench-data
-#   BENCH_MB        size of the text in MiB, default 100
+#   BENCH_MB        size of the feedback text in MiB, default 100
 #   BENCH_SEED      generator seed, default 1
-#   BENCH_RUNS      runs per tool, default 5
+#   BENCH_RUNS      runs per tool and per peer, default 5
+#
+# Lists of paths in variables are split into words on purpose: no path of
+# the benchmark holds white space.
 
 BENCH_NAME=bench
-BENCH_TOOLS="ATOB BTOA BENCH_GEN"
+BENCH_TOOLS="ATOB BTOA MERGE DIFF SHOW BENCH_GEN BENCH_MEMCPY"
 . "$(dirname "$0")/common.sh"
 
-profdir=$BENCH_DIR/atob.profile
-out=$BENCH_DIR/btoa.text
+: "${LLVM_PROFDATA:=llvm-profdata}"
+command -v "$LLVM_PROFDATA" >/dev/null 2>&1 ||
+	die "$LLVM_PROFDATA not found (make bench installs it: deps.sh --bench)"
+L=$LLVM_PROFDATA
 
-make_text
-text_bytes=$(wc -c < "$text") || die "cannot read $text"
+# The workloads: texts of both forms, a database and an indexed profile
+# of every run, all made before the first measurement.
+w=$BENCH_DIR/s$BENCH_SEED-m$BENCH_MB
+mkdir -p "$w" || die "cannot create $w"
+echo "making the workloads in $w ..."
+k=0
+while [ $k -le 7 ]; do
+	gen_file "$w/run$k.text" -s "$BENCH_SEED" -m "$BENCH_MB" -r $k
+	gen_file "$w/run$k.llvm" -s "$BENCH_SEED" -m "$BENCH_MB" -r $k -l
+	if [ ! -s "$w/db$k/feedback" ] ||
+	   [ -n "$(find "$w/run$k.text" "$ATOB" -newer "$w/db$k/feedback")" ]; then
+		rm -rf "$w/db$k"
+		"$ATOB" "$w/run$k.text" "$w/db$k" || die "xprof_atob failed"
+	fi
+	"$L" merge "$w/run$k.llvm" -o "$w/run$k.prof" ||
+		die "llvm-profdata merge failed"
+	k=$((k + 1))
+done
+text=$w/run0.text
+text_bytes=$(wc -c < "$text")
 text_bytes=$((text_bytes + 0))
 counters=$(grep -c '^[0-9]' "$text")
-
-echo "xprof benchmark"
-echo "  cpu:     $(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
-describe_runs
-echo "  text:    $text, $text_bytes bytes, $counters counters"
-
-runs atob "$profdir" "$ATOB" "$text" "$profdir"
-atob_s=$best
-atob_rss=$rss
-db_bytes=$(find "$profdir" -type f -exec cat {} + | wc -c)
+db_bytes=$(wc -c < "$w/db0/feedback")
 db_bytes=$((db_bytes + 0))
-
-runs btoa "" "$BTOA" "$profdir" "$out"
-btoa_s=$best
-btoa_rss=$rss
-
-atob_mbps=$(mbps "$text_bytes" "$atob_s")
-btoa_mbps=$(mbps "$text_bytes" "$btoa_s")
-
-# The same conversion into /dev/null: the part of btoa's time that is its
-# own, without the kernel's cost of filling a new 100 MB file.
-runs btoa-null "" "$BTOA" "$profdir" /dev/null
-null_s=$best
-null_mbps=$(mbps "$text_bytes" "$null_s")
-db_mib=$(mib $((db_bytes / 1024)))
-ratio=$(awk -v r="$atob_rss" -v d="$db_bytes" 'BEGIN { printf "%.2f", (d > 0) ? r * 1024 / d : 0 }')
-
-a1=$(verdict "$atob_mbps" ">=" 250)
-a2=$(verdict "$atob_mbps" ">=" 150)
-b1=$(verdict "$btoa_mbps" ">=" 500)
-b2=$(verdict "$null_mbps" ">=" 500)
-r1=$(verdict "$ratio" "<=" 2)
+list8=$w/merge-8.list
+list100=$w/merge-100.list
+: > "$list8"
+: > "$list100"
+profs8=
+k=0
+while [ $k -le 7 ]; do
+	echo "$w/db$k/feedback" >> "$list8"
+	profs8="$profs8 $w/run$k.prof"
+	k=$((k + 1))
+done
+i=0
+while [ $i -lt 100 ]; do
+	echo "$w/db$((i % 8))/feedback" >> "$list100"
+	i=$((i + 1))
+done
+in8=$(cat "$list8")
+in100=$(cat "$list100")
+bytes8=$(cat $in8 | wc -c)
+bytes100=$(cat $in100 | wc -c)
 
 echo
-echo "  database:  $db_bytes bytes ($db_mib MiB)"
-printf '  atob:  %8.3f s  %7s MB/s  (target >= 250 MB/s: %s; >= 150 MB/s: %s)\n' \
-	"$atob_s" "$atob_mbps" "$a1" "$a2"
-printf '         peak RSS %s MiB = %s x database  (target <= 2x: %s)\n' \
-	"$(mib "$atob_rss")" "$ratio" "$r1"
-printf '  btoa:  %8.3f s  %7s MB/s  (target >= 500 MB/s: %s)\n' \
-	"$btoa_s" "$btoa_mbps" "$b1"
-printf '  btoa:  %8.3f s  %7s MB/s  into /dev/null (target >= 500 MB/s: %s)\n' \
-	"$null_s" "$null_mbps" "$b2"
-printf '         peak RSS %s MiB\n' "$(mib "$btoa_rss")"
+echo "xprof against llvm-profdata ($(readlink -f "$(command -v "$L")"))"
+model=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null)
+echo "  cpu:     $(echo "$model" | head -n 1)"
+describe_runs
+echo "  text:    $text_bytes bytes, $counters counters;" \
+	"LLVM text $(wc -c < "$w/run0.llvm") bytes"
+echo "  ratio:   peer time / xprof time, of the medians"
+echo
 
-if cmp -s "$text" "$out"; then
-	echo "  round trip: btoa output equals the generated text, byte for byte"
-	exit 0
+o=$BENCH_DIR/out
+mkdir -p "$o" || die "cannot create $o"
+
+pair atob "$o/atob" "$ATOB $text $o/atob" \
+	"$o/atob.prof" "$L merge $w/run0.llvm -o $o/atob.prof"
+refs "$o/atob/feedback" "$text"
+row "atob: text -> database  vs  llvm-profdata merge TEXT -o P" 3
+am=$(mbps "$text_bytes" "$ta")
+ar=$(quot $((rssa * 1024)) "$db_bytes")
+echo "    $am MB/s of text (target >= 250: $(verdict "$am" ">=" 250));" \
+	"peak RSS $ar x database (target <= 2x: $(verdict "$ar" "<=" 2))"
+
+pair btoa "" "$BTOA $w/db0 $o/btoa.text" \
+	"" "$L merge --text $w/run0.prof -o $o/btoa.llvm"
+refs "$o/btoa.text" "$w/db0/feedback"
+row "btoa: database -> text file  vs  llvm-profdata merge --text P -o T" 2
+bm=$(mbps "$text_bytes" "$ta")
+echo "    $bm MB/s of text (target >= 500: $(verdict "$bm" ">=" 500))"
+if cmp -s "$text" "$o/btoa.text"; then
+	echo "    round trip: btoa gives back the generated text byte for byte"
+	trip=0
+else
+	echo "    round trip: btoa output DIFFERS from the generated text"
+	trip=1
 fi
-echo "  round trip: btoa output DIFFERS from the generated text:"
-cmp "$text" "$out" 2>&1 | sed 's/^/    /'
-exit 1
+
+pair merge-8 "$o/merge" "$MERGE -q -o $o/merge @$list8" \
+	"$o/merge.prof" "$L merge --num-threads=1 -o $o/merge.prof$profs8"
+refs "$o/merge/feedback" $in8
+row "merge-8: 8 runs  vs  llvm-profdata merge --num-threads=1 (indexed)" 3
+rss8=$rssa
+echo "    peak RSS: xprof <= llvm-profdata: $(verdict "$rssa" "<=" "$rssb");" \
+	"$(mbps "$bytes8" "$ta") MB/s of database input"
+
+pair merge-100 "$o/merge" "$MERGE -q -o $o/merge @$list100" "" ""
+refs "$o/merge/feedback" $in100
+g100=$(quot "$(mbps "$bytes100" "$ta")" 1000)
+echo "merge-100: 100 runs (no peer)"
+printf '    xprof %8.3f s %8s MiB | %s GB/s of database input  ' \
+	"$ta" "$(mib "$rssa")" "$g100"
+echo "target >= 2 GB/s: $(verdict "$g100" ">=" 2)"
+show_refs
+lim=$(awk -v a="$rss8" 'BEGIN { print a * 1.1 + 4096 }')
+vr=$(verdict "$rssa" "<=" "$lim")
+echo "    peak RSS independent of the number of inputs (100 vs 8): $vr"
+
+allow=1
+pair diff "" "$DIFF $w/db0 $w/db1" "" "$L overlap $w/run0.prof $w/run1.prof"
+allow=0
+"$DIFF" "$w/db0" "$w/db1" > "$o/diff.out"
+refs "$o/diff.out" "$w/db0/feedback" "$w/db1/feedback"
+row "diff: two runs  vs  llvm-profdata overlap A B" 2
+
+pair show "" "$SHOW -n 10 $w/db0" \
+	"" "$L show --topn=10 --detailed-summary $w/run0.prof"
+"$SHOW" -n 10 "$w/db0" > "$o/show.out" || die "xprof_show failed"
+refs "$o/show.out" "$w/db0/feedback"
+row "show: top 10  vs  llvm-profdata show --topn=10 --detailed-summary" 2
+
+rm -rf "$o"
+exit $trip

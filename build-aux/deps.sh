@@ -6,14 +6,16 @@
 #   deps.sh --install   check what the build and the test suite need; when
 #                       something is missing, install it with apt-get if
 #                       running as root, otherwise name the command to run
+#   deps.sh --bench     the same for the build and the benchmark's peers
+#                       (make bench)
 #
 # Each need is a command or a file, paired with the Debian package that
 # provides it.  Exit status: 0 all present, 1 something is missing.
 
 mode=${1:---build}
 case $mode in
---build|--install) ;;
-*) echo "usage: deps.sh [--build | --install]" >&2; exit 2 ;;
+--build|--install|--bench) ;;
+*) echo "usage: deps.sh [--build | --install | --bench]" >&2; exit 2 ;;
 esac
 
 # The first word of $CC is the compiler's command ("gcc -m32" runs gcc).
@@ -61,8 +63,21 @@ strace strace
 clang clang
 "
 
+# --- bench: the peers make bench measures each tool against ---
+# llvm-profdata (LLVM's text and indexed profiles: atob, btoa, merge,
+# diff, show), gprof (gmon.out merging), google-pprof and go tool pprof
+# (CPU profile merging); gcc -pg builds the gmon.out program.
+bench_needs="
+llvm-profdata llvm
+gprof binutils
+google-pprof google-perftools
+go golang-go
+"
+# --- end of bench ---
+
 needs=$build_needs
 [ "$mode" = --install ] && needs="$build_needs$test_needs"
+[ "$mode" = --bench ] && needs="$build_needs$bench_needs"
 
 # Prints the packages whose command or file is missing, each once.
 missing() {
@@ -80,7 +95,7 @@ pkgs=$(missing | sort -u | tr '\n' ' ')
 pkgs=${pkgs% }
 [ -z "$pkgs" ] && exit 0
 
-if [ "$mode" = --install ] && [ "$(id -u)" = 0 ] &&
+if [ "$mode" != --build ] && [ "$(id -u)" = 0 ] &&
    command -v apt-get >/dev/null 2>&1; then
 	echo "xprof: installing missing build dependencies: $pkgs"
 	export DEBIAN_FRONTEND=noninteractive
