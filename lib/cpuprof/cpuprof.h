@@ -1,6 +1,11 @@
 /*
- * cpuprof/cpuprof.h - what the files of the CPU profile module share: the model
- * behind xprof_cpuprof.h and the parser of the mapped-objects text.
+ * cpuprof/cpuprof.h - what the files of the CPU profile module share: the
+ * model behind xprof_cpuprof.h, the parser of the mapped-objects text and
+ * the analysis of the call chains.  The module's files: module.c (the
+ * module, recognition, the binary form), model.c (the model and the
+ * mapped-objects text), text.c (the text form), merge.c, report.c
+ * (google-pprof's analysis and report), feedback.c (the conversion to
+ * feedback) and names.c (pprof's names of PCs).
  */
 #ifndef XP_CPUPROF_INTERNAL_H
 #define XP_CPUPROF_INTERNAL_H
@@ -72,6 +77,49 @@ xp_err xp_cp_merge(void **acc, const void *in, double weight,
                 xp_diags *d);
 xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
+
+/* What an address turned into. */
+typedef struct {
+	uint64_t addr;
+	uint32_t key;      /* the report's key: function, or function+line */
+	uint32_t name, file, obj;  /* pool ids; UINT32_MAX: none */
+	uint32_t full;     /* the routine's tagged name, when it named it */
+	uint32_t disp;     /* the name shown: name, or name@address */
+	unsigned line;
+	int unknown;       /* pprof's "??": no name from anywhere */
+	int keyed;         /* key set (unopened object, Java) */
+} addrinfo;
+
+/* A call chain being reduced. */
+typedef struct {
+	uint64_t count;
+	size_t off, n;
+} chain;
+
+/* The chains of a profile after steps 1 to 4 (see the top). */
+typedef struct {
+	xp_strpool sp;
+	addrinfo *ai;
+	size_t na;
+	uint64_t *ad;      /* every chain's addresses, caller PCs minus 1 */
+	chain *ch;
+	size_t nch;
+	uint64_t total;
+	char **removed;
+	size_t nremoved;
+} xp_cp_an;
+
+/*
+ * The analysis behind both the report and the conversion to feedback
+ * (report.c): the chains with every address named as google-pprof names
+ * it, per function or (by_line) per function and source line.
+ */
+xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
+                     xp_cp_an *an);
+void xp_cp_an_free(xp_cp_an *an);
+/* Whether frame a (slot bytes wide) of a chain counts: not a skipped
+ * address nor one of the profiler's own functions; *x gets its addrinfo. */
+int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
 
 /* google-pprof's names for PCs (cpuprof/names.c). */
 typedef struct {
