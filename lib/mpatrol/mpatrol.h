@@ -1,7 +1,10 @@
 /*
  * mpatrol/mpatrol.h - what the files of the mpatrol module share: layouts,
  * the checks every loaded model passes, the text form, merging and the
- * conversion to feedback.  mpatrol(5) documents the format.
+ * conversion to feedback.  mpatrol(5) documents the format.  The module's
+ * files: module.c (the module, recognition, the binary form, the checks,
+ * the accessors), text.c (the text form), merge.c, feedback.c (the
+ * conversion to feedback).
  */
 #ifndef XP_MPATROL_IMPL_H
 #define XP_MPATROL_IMPL_H
@@ -55,7 +58,7 @@ xp_err xp_mp_read_text(const unsigned char *buf, size_t len, const char *name,
                     const xp_load_opts *o, void **out, xp_diags *d);
 xp_err xp_mp_write_text(const void *m, xp_wbuf *w);
 
-/* Merging and conversion (merge.c). */
+/* Merging (merge.c) and conversion to feedback (feedback.c). */
 xp_err xp_mp_merge(void **acc, const void *in, double weight,
                 const xp_prof_merge_opts *o, const char *name,
                 xp_diags *d);

@@ -1,0 +1,95 @@
+/*
+ * mpatrol/feedback.c - an mpatrol profile as feedback (xp_prof_to_feedback,
+ * mpatrol(5), CONVERSION TO FEEDBACK): one procedure per allocating
+ * function, from its call sites' direct allocations as mprof's DIRECT
+ * ALLOCATIONS table counts them.
+ */
+#include <stdio.h>
+
+#include "mpatrol/mpatrol.h"
+
+/* A function's direct allocations, as in mprof's DIRECT ALLOCATIONS. */
+typedef struct {
+	char name[64];
+	const char *sname;    /* its name, or NULL: name holds the address */
+	uint64_t v[4];        /* allocations, bytes, frees, bytes freed */
+} fn_sum;
+
+static int fn_cmp(const void *x, const void *y)
+{
+	const fn_sum *a = x, *b = y;
+	return strcmp(a->sname ? a->sname : a->name,
+	              b->sname ? b->sname : b->name);
+}
+
+xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
+                      xp_diags *d)
+{
+	const xp_mpatrol *m = mv;
+	fn_sum *fs = NULL;
+	size_t nf = 0;
+	xp_fbb *b = NULL;
+	xp_err err = XP_E_NOMEM;
+	xp_objfile of;
+	xp_str path;
+	const char *objname = o != NULL && o->exe != NULL ? o->exe : "mpatrol";
+
+	*out = NULL;
+	if (m->nsites > 0 && (fs = calloc(m->nsites, sizeof *fs)) == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < m->nsites; i++) {
+		const xp_mpatrol_site *s = &m->sites[i];
+		const xp_mpatrol_data *dt = xp_mpatrol_site_data(m, s);
+		fn_sum *f = &fs[nf++];
+
+		f->sname = xp_mpatrol_site_name(m, s);
+		if (f->sname == NULL)
+			snprintf(f->name, sizeof f->name, "0x%0*llX",
+			         (int)m->ptr_size * 2, (unsigned long long)s->addr);
+		if (dt == NULL) {
+			nf--;
+			continue;
+		}
+		for (int k = 0; k < 4; k++) {
+			f->v[0] += dt->acount[k];
+			f->v[1] += dt->atotal[k];
+			f->v[2] += dt->dcount[k];
+			f->v[3] += dt->dtotal[k];
+		}
+	}
+	xp_qsort(fs, nf, sizeof *fs, fn_cmp);
+	if ((b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0)) == NULL)
+		goto out;
+	if ((err = xp_fbb_intern(b, objname, strlen(objname), &path)) !=
+	    XP_E_OK)
+		goto out;
+	memset(&of, 0, sizeof of);
+	of.path = path;
+	if ((err = xp_fbb_begin_objfile(b, &of)) != XP_E_OK)
+		goto out;
+	for (size_t i = 0; i < nf; ) {
+		const char *nm = fs[i].sname ? fs[i].sname : fs[i].name;
+		uint64_t v[4] = { 0, 0, 0, 0 };
+		xp_proc p;
+		size_t j;
+
+		for (j = i; j < nf && fn_cmp(&fs[i], &fs[j]) == 0; j++)
+			for (int k = 0; k < 4; k++)
+				v[k] += fs[j].v[k];
+		memset(&p, 0, sizeof p);
+		if ((err = xp_fbb_intern(b, nm, strlen(nm), &p.name)) != XP_E_OK ||
+		    (err = xp_fbb_begin_proc(b, &p)) != XP_E_OK)
+			goto out;
+		for (uint32_t k = 0; k < 4; k++)
+			if ((err = xp_fbb_add_counter(b, k, v[k])) != XP_E_OK)
+				goto out;
+		i = j;
+	}
+	err = xp_fbb_finish(b, out);
+out:
+	if (err != XP_E_OK && err != XP_E_NOMEM)
+		xp_diag_file(d, err, "", "conversion to feedback failed");
+	xp_fbb_free(b);
+	free(fs);
+	return err;
+}
