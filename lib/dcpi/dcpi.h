@@ -1,7 +1,10 @@
 /*
  * dcpi/dcpi.h - what the files of the DCPI module share: the model's
- * layout and the entry points of its parts (header parser, readers,
- * writers, merge, conversion to feedback).  Not installed.
+ * layout and the entry points of its parts.  Not installed.  The module's
+ * files: module.c (the module, recognition, the binary form, the chunk
+ * rules, the accessors), header.c (the header's parser, with grammar/
+ * dcpi_header.l and .y), text.c (the text form), merge.c, feedback.c (the
+ * conversion to feedback).
  */
 #ifndef XP_DCPI_IMPL_H
 #define XP_DCPI_IMPL_H
@@ -63,7 +66,30 @@ void xp_dcpi_index_lines(xp_dcpi *m);
 /* The footer of the chunks: addresses with samples and the sum. */
 void xp_dcpi_footer(const xp_dcpi *m, uint64_t *addrs, uint64_t *samples);
 
-/* The module's entry points (module.c, merge.c, feedback.c). */
+/* The text form's first word and version (text.c). */
+#define XP_DCPI_TEXT_MAGIC "DCPI-TEXT"
+#define XP_DCPI_TEXT_VERSION "1"
+
+/*
+ * The rules of one chunk against the one before it (prev NULL for the
+ * first) and tsize: NULL when it is good, else the message in msg
+ * (module.c, for both readers).
+ */
+const char *xp_dcpi_chunk_rule(const xp_dcpi *m, const xp_dcpi_chunk *prev,
+                               uint32_t off, uint32_t number, char *msg,
+                               size_t size);
+/* -L is refused: a DCPI profile has one layout (module.c). */
+xp_err xp_dcpi_check_layout(const xp_load_opts *o, const char *name,
+                            xp_diags *d);
+/* Appends a chunk; *cap is the chunks' room. */
+xp_err xp_dcpi_add_chunk(xp_dcpi *m, size_t *cap, uint32_t off,
+                         uint32_t number);
+
+/* The module's entry points (module.c, text.c, merge.c, feedback.c). */
+xp_err xp_dcpi_read_text(const unsigned char *buf, size_t len,
+                         const char *name, const xp_load_opts *o,
+                         void **out, xp_diags *d);
+xp_err xp_dcpi_write_text(const void *m, xp_wbuf *w);
 xp_err xp_dcpi_merge(void **acc, const void *in, double weight,
                      const xp_prof_merge_opts *o, const char *name,
                      xp_diags *d);
