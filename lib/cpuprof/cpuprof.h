@@ -121,6 +121,11 @@ void xp_cp_an_free(xp_cp_an *an);
  * address nor one of the profiler's own functions; *x gets its addrinfo. */
 int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
 
+/* The module's report entry (report.c). */
+xp_err xp_cp_report(const void *m, const xp_report_opts *o, const char *name,
+                    void **handle, const void **model, xp_diags *d);
+void xp_cp_report_free(void *handle);
+
 /* google-pprof's names for PCs (cpuprof/names.c). */
 typedef struct {
 	char *name;            /* as pprof keys it: "name<address>" or "name" */

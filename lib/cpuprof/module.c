@@ -270,5 +270,7 @@ const xp_module xp_module_cpuprof = {
 	.write_text = xp_cp_write_text,
 	.merge = xp_cp_merge,
 	.to_feedback = xp_cp_to_feedback,
+	.report = xp_cp_report,
+	.report_free = xp_cp_report_free,
 	.free = xp_cp_free_v,
 };

@@ -825,3 +825,24 @@ const char *xp_cpuprof_report_removed(const xp_cpuprof_report *r, size_t i)
 {
 	return i < r->nremoved ? r->removed[i] : NULL;
 }
+
+/* The module's report entry: the report above, for xp_prof_report(). */
+xp_err xp_cp_report(const void *m, const xp_report_opts *o, const char *name,
+                    void **handle, const void **model, xp_diags *d)
+{
+	xp_cpuprof_report_opts ro = { o->exe, o->lines };
+	xp_cpuprof_report *r = NULL;
+	xp_err err;
+
+	(void)name;
+	*model = NULL;
+	err = xp_cpuprof_report_new(m, &ro, &r, d);
+	*handle = r;
+	*model = r;
+	return err;
+}
+
+void xp_cp_report_free(void *handle)
+{
+	xp_cpuprof_report_free(handle);
+}

@@ -689,5 +689,7 @@ const xp_module xp_module_gmon = {
 	.write_text = xp_gmon_write_text,
 	.merge = xp_gmon_merge,
 	.to_feedback = xp_gmon_to_feedback,
+	.report = xp_gmon_report,
+	.report_free = xp_gmon_report_free,
 	.free = gmon_free_model,
 };

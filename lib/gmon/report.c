@@ -1014,3 +1014,51 @@ fail:
 	xp_gmon_analysis_free(a);
 	return err;
 }
+
+/* ------------------------------------------------------------------ */
+/* The module's report entry                                           */
+/* ------------------------------------------------------------------ */
+
+/* The analysis and the symbols its names come from. */
+typedef struct {
+	xp_sym *sym;
+	xp_gmon_analysis *a;
+} gmon_report;
+
+void xp_gmon_report_free(void *handle)
+{
+	gmon_report *r = handle;
+
+	if (r == NULL)
+		return;
+	xp_gmon_analysis_free(r->a);
+	xp_sym_free(r->sym);
+	free(r);
+}
+
+xp_err xp_gmon_report(const void *m, const xp_report_opts *o,
+                      const char *name, void **handle, const void **model,
+                      xp_diags *d)
+{
+	gmon_report *r;
+	xp_err err;
+
+	*handle = NULL;
+	*model = NULL;
+	if (o->exe == NULL)
+		return xp_diag_file(d, XP_E_INVAL, name, "a gmon.out report "
+		                    "needs the executable (-e)");
+	if (o->lines)
+		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
+		                    "gmon.out has no lines");
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return XP_E_NOMEM;
+	if ((err = xp_sym_open(o->exe, &r->sym, d)) != XP_E_OK ||
+	    (err = xp_gmon_analyze(m, r->sym, name, &r->a, d)) != XP_E_OK) {
+		xp_gmon_report_free(r);
+		return err;
+	}
+	*handle = r;
+	*model = r->a;
+	return XP_E_OK;
+}

@@ -55,13 +55,15 @@ typedef struct xp_module {
 	                      xp_fb **out, xp_diags *d);
 	/*
 	 * What the format's real tool reports (gprof, pprof, mprof,
-	 * dcpiprof), computed into a new report (*out) that the module's
-	 * public header describes and report_free frees; name names the
-	 * profile in diagnostics.  NULL when the format has no report.
+	 * dcpiprof): *model gets the report that the module's public header
+	 * describes, *handle what report_free frees (the report and what it
+	 * needs to live, such as the executable's symbols); name names the
+	 * profile in diagnostics.  NULL when the format has no report here.
 	 */
 	xp_err (*report)(const void *m, const xp_report_opts *o,
-	                 const char *name, void **out, xp_diags *d);
-	void (*report_free)(void *r);
+	                 const char *name, void **handle, const void **model,
+	                 xp_diags *d);
+	void (*report_free)(void *handle);
 	void (*free)(void *m);
 } xp_module;
 

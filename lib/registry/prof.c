@@ -277,7 +277,8 @@ xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
 
 struct xp_report {
 	const xp_module *mod;
-	void *model;
+	void *handle;
+	const void *model;
 };
 
 static const xp_report_opts no_report_opts;
@@ -296,7 +297,7 @@ xp_err xp_prof_report(const xp_prof *p, const xp_report_opts *o,
 		return XP_E_NOMEM;
 	r->mod = p->mod;
 	err = p->mod->report(p->model, o != NULL ? o : &no_report_opts, name,
-	                     &r->model, d);
+	                     &r->handle, &r->model, d);
 	if (err != XP_E_OK) {
 		free(r);
 		return err;
@@ -319,7 +320,7 @@ void xp_report_free(xp_report *r)
 {
 	if (r == NULL)
 		return;
-	if (r->model != NULL)
-		r->mod->report_free(r->model);
+	if (r->handle != NULL)
+		r->mod->report_free(r->handle);
 	free(r);
 }

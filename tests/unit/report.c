@@ -1,0 +1,139 @@
+/*
+ * report.c - unit tests of the reports behind xprof_show, reached through
+ * the format registry (xp_prof_report, lib/registry/prof.c): for a
+ * gmon.out and a CPU profile of ../shared/realdata the report equals the
+ * one the module's own function computes; a gmon.out without its
+ * executable, and a format without a report of its own, are refused with
+ * a diagnostic.
+ *
+ * Environment: SRCDIR (the source tree; ../shared beside it).
+ */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "xprof.h"
+#include "xprof_cpuprof.h"
+#include "xprof_gmon.h"
+
+static char path[4096];
+
+static const char *rd(const char *rel)
+{
+	const char *src = getenv("SRCDIR");
+
+	snprintf(path, sizeof path, "%s/../shared/realdata/%s",
+	         src != NULL ? src : ".", rel);
+	return path;
+}
+
+static xp_prof *open_ok(const char *p)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_prof *pr = NULL;
+
+	CHECK(xp_prof_open(p, NULL, &pr, d) == XP_E_OK);
+	xp_diags_free(d);
+	return pr;
+}
+
+static void test_gmon(void)
+{
+	char exe[4096];
+	xp_prof *pr = open_ok(rd("gmon/callcounts.gmon.out"));
+	xp_report_opts o = { 0 };
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+	xp_gmon_analysis *a = NULL;
+	xp_sym *sym = NULL;
+
+	if (pr == NULL)
+		return;
+	snprintf(exe, sizeof exe, "%s", rd("gmon/callcounts_pg"));
+	/* Without the executable: refused, with a diagnostic. */
+	CHECK(xp_prof_report(pr, &o, "g", &r, d) == XP_E_INVAL && r == NULL);
+	CHECK(xp_diags_count(d) == 1 &&
+	      strstr(xp_diags_get(d, 0)->msg, "executable") != NULL);
+	o.exe = exe;
+	CHECK(xp_prof_report(pr, &o, "g", &r, d) == XP_E_OK);
+	CHECK(xp_sym_open(exe, &sym, d) == XP_E_OK);
+	CHECK(xp_gmon_analyze(xp_prof_model(pr), sym, "g", &a, d) == XP_E_OK);
+	if (r != NULL && a != NULL) {
+		const xp_gmon_analysis *b = xp_report_model(r);
+
+		CHECK(xp_report_format(r) == XP_FMT_GMON);
+		CHECK_EQ(b->n_fns, a->n_fns);
+		for (size_t i = 0; i < a->n_fns && i < b->n_fns; i++) {
+			CHECK_STR(b->fns[i].name, a->fns[i].name);
+			CHECK_EQ_U64(b->fns[i].ncalls, a->fns[i].ncalls);
+			CHECK(b->fns[i].samples == a->fns[i].samples);
+		}
+	}
+	xp_gmon_analysis_free(a);
+	xp_sym_free(sym);
+	xp_report_free(r);
+	xp_diags_free(d);
+	xp_prof_free(pr);
+}
+
+static void test_cpuprof(void)
+{
+	xp_prof *pr = open_ok(rd("gperftools/fib.prof"));
+	xp_report_opts o = { 0 };
+	xp_cpuprof_report_opts co = { NULL, 1 };
+	xp_diags *d = xp_diags_new(0);
+	xp_cpuprof_report *c = NULL;
+	xp_report *r = NULL;
+
+	if (pr == NULL)
+		return;
+	o.lines = 1;
+	CHECK(xp_prof_report(pr, &o, "c", &r, d) == XP_E_OK);
+	CHECK(xp_cpuprof_report_new(xp_prof_model(pr), &co, &c, d) == XP_E_OK);
+	if (r != NULL && c != NULL) {
+		const xp_cpuprof_report *b = xp_report_model(r);
+
+		CHECK(xp_report_format(r) == XP_FMT_CPUPROF);
+		CHECK_EQ_U64(xp_cpuprof_report_total(b),
+		             xp_cpuprof_report_total(c));
+		CHECK_EQ(xp_cpuprof_report_n(b), xp_cpuprof_report_n(c));
+		CHECK(xp_cpuprof_report_n(c) > 0);
+		for (size_t i = 0; i < xp_cpuprof_report_n(c); i++) {
+			CHECK_STR(xp_cpuprof_report_get(b, i)->name,
+			          xp_cpuprof_report_get(c, i)->name);
+			CHECK_EQ_U64(xp_cpuprof_report_get(b, i)->flat,
+			             xp_cpuprof_report_get(c, i)->flat);
+		}
+	}
+	xp_cpuprof_report_free(c);
+	xp_report_free(r);
+	xp_diags_free(d);
+	xp_prof_free(pr);
+}
+
+static void test_no_report(void)
+{
+	const char *src = getenv("SRCDIR");
+	char p[4096];
+	xp_prof *pr;
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+
+	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dcpi/small.prof",
+	         src != NULL ? src : ".");
+	if ((pr = open_ok(p)) == NULL)
+		return;
+	CHECK(xp_prof_report(pr, NULL, "x", &r, d) == XP_E_INVAL && r == NULL);
+	CHECK(xp_diags_count(d) == 1 &&
+	      strstr(xp_diags_get(d, 0)->msg, "has no report") != NULL);
+	xp_report_free(NULL);
+	xp_diags_free(d);
+	xp_prof_free(pr);
+}
+
+int main(void)
+{
+	RUN(test_gmon);
+	RUN(test_cpuprof);
+	RUN(test_no_report);
+	return unit_done();
+}
