@@ -3,7 +3,8 @@
  * and cumulative samples per function, the way google-pprof --text
  * prints them (cpuprofile(5), REPORTS), or per function and source line
  * with --lines, or as JSON with --format=json.  The numbers come from
- * xp_cpuprof_report_new() in the library; this file only prints them.
+ * the library (xp_prof_report(), the CPU profile module's report); this
+ * file only prints them.
  *
  *   Total: 339 samples
  *        339 100.0% 100.0%      339 100.0% fib
@@ -88,8 +89,9 @@ static void print_json(FILE *f, const show_opts *o, const xp_cpuprof *p,
 static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 {
 	const xp_cpuprof *p = xp_prof_model(pr);
-	xp_cpuprof_report_opts ro = { o->exe, o->lines };
-	xp_cpuprof_report *r = NULL;
+	xp_report_opts ro = { o->exe, o->lines };
+	xp_report *rep = NULL;
+	const xp_cpuprof_report *r;
 	xp_diags *d = xp_diags_new(0);
 	size_t limit = o->top_n_given ? o->top_n : SIZE_MAX;
 	xp_err err;
@@ -104,21 +106,19 @@ static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 		fprintf(stderr, "%s: out of memory\n", o->prog);
 		return 2;
 	}
-	err = xp_cpuprof_report_new(p, &ro, &r, d);
+	err = xp_prof_report(pr, &ro, o->nfiles > 0 ? o->files[0] : "", &rep,
+	                     d);
 	tool_print_diags(o->prog, d, err, o->nfiles > 0 ? o->files[0] : "");
 	xp_diags_free(d);
 	if (err != XP_E_OK)
 		return 2;
+	r = xp_report_model(rep);
 	if (o->json)
 		print_json(f, o, p, r, limit);
 	else
 		print_text(f, r, limit, o->lines);
-	xp_cpuprof_report_free(r);
-	if (fflush(f) != 0 || ferror(f)) {
-		fprintf(stderr, "%s: write error\n", o->prog);
-		return 2;
-	}
-	return 0;
+	xp_report_free(rep);
+	return tool_flush_stdout(o->prog) != 0 ? 2 : 0;
 }
 
 const show_report show_report_cpuprof = {

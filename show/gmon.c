@@ -1,9 +1,10 @@
 /*
  * show/gmon.c - xprof_show's report of gmon.out profiles: gprof's flat
  * profile and, with --call-graph, its call graph and index, laid out as
- * `gprof -b` prints them, from xp_gmon_analyze() (the numbers are
- * gprof's: see gmon(5)).  --format=json gives the same numbers, in
- * seconds and unrounded, for machines.  The executable (-e) is needed.
+ * `gprof -b` prints them, from the library's analysis (xp_prof_report();
+ * the numbers are gprof's: see gmon(5)).  --format=json gives the same
+ * numbers, in seconds and unrounded, for machines.  The executable (-e)
+ * is needed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -387,18 +388,13 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 
 static int report(FILE *out, const xp_prof *p, const show_opts *o)
 {
-	const xp_gmon *g = xp_prof_model(p);
+	xp_report_opts ro = { o->exe, 0 };
+	const xp_gmon_analysis *a;
+	xp_report *r = NULL;
 	xp_diags *d;
-	xp_sym *sym = NULL;
-	xp_gmon_analysis *a = NULL;
 	xp_err err;
 
-	if (o->exe == NULL) {
-		fprintf(stderr, "%s: %s: a gmon.out report needs the executable "
-		        "(-e)\n", o->prog, o->files[0]);
-		return 2;
-	}
-	if (o->lines) {
+	if (o->exe != NULL && o->lines) {
 		fprintf(stderr, "%s: %s: --lines has no meaning for a gmon.out "
 		        "(xprof_merge --feedback -e gives line counts)\n", o->prog,
 		        o->files[0]);
@@ -408,15 +404,12 @@ static int report(FILE *out, const xp_prof *p, const show_opts *o)
 		fprintf(stderr, "%s: %s\n", o->prog, xp_strerror(XP_E_NOMEM));
 		return 2;
 	}
-	err = xp_sym_open(o->exe, &sym, d);
-	if (err == XP_E_OK)
-		err = xp_gmon_analyze(g, sym, o->files[0], &a, d);
+	err = xp_prof_report(p, &ro, o->files[0], &r, d);
 	tool_print_diags(o->prog, d, err, o->files[0]);
 	xp_diags_free(d);
-	if (err != XP_E_OK) {
-		xp_sym_free(sym);
+	if (err != XP_E_OK)
 		return 2;
-	}
+	a = xp_report_model(r);
 	if (o->json) {
 		print_json(out, a, o);
 	} else {
@@ -427,8 +420,7 @@ static int report(FILE *out, const xp_prof *p, const show_opts *o)
 			print_index(out, a);
 		}
 	}
-	xp_gmon_analysis_free(a);
-	xp_sym_free(sym);
+	xp_report_free(r);
 	return 0;
 }
 
