@@ -261,6 +261,11 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 			for (size_t j = l0; j < li; j++) {
 				xp_tuple t = {ln[j].block, ln[j].block, ln[j].line,
 				              0, XP_NOSTR};
+				/* No line (code without debugging
+				 * information, or clang's line 0 for code
+				 * it made): the block has no tuple. */
+				if (ln[j].line == 0)
+					continue;
 				if (ln[j].file[0] != '\0' &&
 				    (err = xp_fbb_intern(b, ln[j].file,
 				                         strlen(ln[j].file),
