@@ -80,6 +80,36 @@ const uint32_t *xp_dcpi_counts(const xp_dcpi *m, size_t *n);
 uint32_t xp_dcpi_total_addrs(const xp_dcpi *m);
 uint32_t xp_dcpi_total_samples(const xp_dcpi *m);
 
+/* ------------------------------------------------------------------ */
+/* The report (what xprof_show prints; dcpi(5), REPORT)                */
+/* ------------------------------------------------------------------ */
+
+/* A ranked procedure (line 0) or source line (name is its file). */
+typedef struct {
+	const char *name;
+	uint32_t line;
+	uint64_t samples;
+} xp_dcpi_hot;
+
+/*
+ * xp_prof_report() of a DCPI profile symbolizes it with the options'
+ * exe, or the profile's path line (without either it is XP_E_INVAL),
+ * through its conversion to feedback, and xp_report_model() returns an
+ * xp_dcpi_report.  Procedures and, when the options ask for lines,
+ * source lines come ranked by samples, descending, ties by name (file,
+ * then line) ascending.
+ */
+typedef struct xp_dcpi_report xp_dcpi_report;
+
+/* All the profile's samples, and those inside some procedure. */
+uint64_t xp_dcpi_report_samples(const xp_dcpi_report *r);
+uint64_t xp_dcpi_report_in_procs(const xp_dcpi_report *r);
+size_t xp_dcpi_report_nprocs(const xp_dcpi_report *r);
+const xp_dcpi_hot *xp_dcpi_report_proc(const xp_dcpi_report *r, size_t i);
+/* 0 unless the options asked for lines. */
+size_t xp_dcpi_report_nlines(const xp_dcpi_report *r);
+const xp_dcpi_hot *xp_dcpi_report_line(const xp_dcpi_report *r, size_t i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@
  * files: module.c (the module, recognition, the binary form, the chunk
  * rules, the accessors), header.c (the header's parser, with grammar/
  * dcpi_header.l and .y), text.c (the text form), merge.c, feedback.c (the
- * conversion to feedback).
+ * conversion to feedback), report.c (the report xprof_show prints).
  */
 #ifndef XP_DCPI_IMPL_H
 #define XP_DCPI_IMPL_H
@@ -85,7 +85,8 @@ xp_err xp_dcpi_check_layout(const xp_load_opts *o, const char *name,
 xp_err xp_dcpi_add_chunk(xp_dcpi *m, size_t *cap, uint32_t off,
                          uint32_t number);
 
-/* The module's entry points (module.c, text.c, merge.c, feedback.c). */
+/* The module's entry points (module.c, text.c, merge.c, feedback.c,
+ * report.c). */
 xp_err xp_dcpi_read_text(const unsigned char *buf, size_t len,
                          const char *name, const xp_load_opts *o,
                          void **out, xp_diags *d);
@@ -95,5 +96,9 @@ xp_err xp_dcpi_merge(void **acc, const void *in, double weight,
                      xp_diags *d);
 xp_err xp_dcpi_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
+xp_err xp_dcpi_report_compute(const void *m, const xp_report_opts *o,
+                              const char *name, void **handle,
+                              const void **model, xp_diags *d);
+void xp_dcpi_report_free(void *handle);
 
 #endif

@@ -418,5 +418,7 @@ const xp_module xp_module_dcpi = {
 	.write_text = xp_dcpi_write_text,
 	.merge = xp_dcpi_merge,
 	.to_feedback = xp_dcpi_to_feedback,
+	.report = xp_dcpi_report_compute,
+	.report_free = xp_dcpi_report_free,
 	.free = free_model,
 };

@@ -2,9 +2,10 @@
  * report.c - unit tests of the reports behind xprof_show, reached through
  * the format registry (xp_prof_report, lib/registry/prof.c): for a
  * gmon.out and a CPU profile of ../shared/realdata the report equals the
- * one the module's own function computes; a gmon.out without its
- * executable, and a format without a report of its own, are refused with
- * a diagnostic.
+ * one the module's own function computes; a DCPI profile laid over the
+ * code of one of its executables ranks the procedures that the symbol
+ * table gives; a gmon.out, and a DCPI profile without a path line,
+ * are refused with a diagnostic when they have no executable.
  *
  * Environment: SRCDIR (the source tree; ../shared beside it).
  */
@@ -13,6 +14,7 @@
 #include "unit.h"
 #include "xprof.h"
 #include "xprof_cpuprof.h"
+#include "xprof_dcpi.h"
 #include "xprof_gmon.h"
 
 static char path[4096];
@@ -110,30 +112,103 @@ static void test_cpuprof(void)
 	xp_prof_free(pr);
 }
 
-static void test_no_report(void)
+/* A DCPI text over the first n words of callcounts_pg's code, sampled
+ * every 16 bytes with counts 1..7, for the report to rank. */
+static char *dcpi_text(uint64_t tstart, uint64_t tsize, size_t n)
 {
-	const char *src = getenv("SRCDIR");
-	char p[4096];
-	xp_prof *pr;
-	xp_diags *d = xp_diags_new(0);
-	xp_report *r = NULL;
+	size_t cap = 512 + n * 32, len;
+	char *t = malloc(cap);
+	size_t addrs = 0, samples = 0;
 
-	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dcpi/small.prof",
-	         src != NULL ? src : ".");
-	if ((pr = open_ok(p)) == NULL)
+	if (t == NULL)
+		return NULL;
+	len = (size_t)snprintf(t, cap, "DCPI-TEXT 1\nimage 1\nepoch "
+	                       "20260115123000\nplatform x86-64\nevent "
+	                       "cycles\nperiod 1\ntsize %llu\ncpuspeed 1\n"
+	                       "tstart %llx\nsamples\nchunk 0x0 %zu\n",
+	                       (unsigned long long)tsize,
+	                       (unsigned long long)tstart, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t c = i % 16 == 0 ? i / 16 % 7 + 1 : 0;
+		len += (size_t)snprintf(t + len, cap - len, "0x%zx %zu\n", i,
+		                        c);
+		addrs += c != 0;
+		samples += c;
+	}
+	snprintf(t + len, cap - len, "footer %zu %zu\n", addrs, samples);
+	return t;
+}
+
+static void test_dcpi(void)
+{
+	const char *exe = rd("gmon/callcounts_pg");
+	char exebuf[4096], *text;
+	xp_diags *d = xp_diags_new(0);
+	xp_sym *sym = NULL;
+	xp_prof *pr = NULL;
+	xp_report *r = NULL;
+	xp_report_opts o = { 0 };
+	uint64_t lo, hi, total = 0, in = 0;
+	size_t n;
+
+	snprintf(exebuf, sizeof exebuf, "%s", exe);
+	CHECK(xp_sym_open(exebuf, &sym, d) == XP_E_OK);
+	if (sym == NULL)
 		return;
-	CHECK(xp_prof_report(pr, NULL, "x", &r, d) == XP_E_INVAL && r == NULL);
+	xp_sym_text_range(sym, &lo, &hi);
+	n = hi - lo < 4096 ? (size_t)(hi - lo) : 4096;
+	if ((text = dcpi_text(lo, hi - lo, n)) == NULL)
+		return;
+	CHECK(xp_prof_open_mem(text, strlen(text), "d", NULL, &pr, d) ==
+	      XP_E_OK);
+	if (pr == NULL)
+		goto out;
+	/* Without a path line or an executable: refused. */
+	CHECK(xp_prof_report(pr, &o, "d", &r, d) == XP_E_INVAL && r == NULL);
 	CHECK(xp_diags_count(d) == 1 &&
-	      strstr(xp_diags_get(d, 0)->msg, "has no report") != NULL);
-	xp_report_free(NULL);
-	xp_diags_free(d);
+	      strstr(xp_diags_get(d, 0)->msg, "needs its image") != NULL);
+	o.exe = exebuf;
+	o.lines = 1;
+	CHECK(xp_prof_report(pr, &o, "d", &r, d) == XP_E_OK);
+	if (r != NULL) {
+		const xp_dcpi_report *dr = xp_report_model(r);
+
+		CHECK(xp_report_format(r) == XP_FMT_DCPI);
+		/* Each procedure has the samples of the addresses that the
+		 * symbol table puts in it, ranked. */
+		for (size_t i = 0; i < xp_dcpi_report_nprocs(dr); i++) {
+			const xp_dcpi_hot *h = xp_dcpi_report_proc(dr, i);
+			uint64_t want = 0;
+			for (size_t a = 0; a < n; a += 16) {
+				const xp_symbol *s = xp_sym_lookup(sym, lo + a);
+				if (s != NULL && strcmp(s->name, h->name) == 0)
+					want += a / 16 % 7 + 1;
+			}
+			CHECK_EQ_U64(h->samples, want);
+			in += h->samples;
+			if (i > 0)
+				CHECK(xp_dcpi_report_proc(dr, i - 1)->samples >=
+				      h->samples);
+		}
+		for (size_t a = 0; a < n; a += 16)
+			total += a / 16 % 7 + 1;
+		CHECK(xp_dcpi_report_nprocs(dr) > 1);
+		CHECK_EQ_U64(xp_dcpi_report_samples(dr), total);
+		CHECK_EQ_U64(xp_dcpi_report_in_procs(dr), in);
+		CHECK(xp_dcpi_report_nlines(dr) > 0);
+	}
+out:
+	xp_report_free(r);
 	xp_prof_free(pr);
+	xp_sym_free(sym);
+	free(text);
+	xp_diags_free(d);
 }
 
 int main(void)
 {
 	RUN(test_gmon);
 	RUN(test_cpuprof);
-	RUN(test_no_report);
+	RUN(test_dcpi);
 	return unit_done();
 }
