@@ -352,7 +352,7 @@ int tool_open_feedback(const char *prog, const char *path,
 {
 	xp_diags *d = xp_diags_new(0);
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	xp_format f = XP_FMT_UNKNOWN;
+	xp_input *in = NULL;
 	xp_prof *p = NULL;
 	xp_err err;
 
@@ -361,17 +361,18 @@ int tool_open_feedback(const char *prog, const char *path,
 		fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
-	err = xp_format_probe(path, &f, d);
-	if (err == XP_E_OK && xp_format_module(f) == NULL) {
-		err = xp_open_any(path, out, d);
+	err = xp_input_open(path, &in, d);
+	if (err == XP_E_OK && xp_format_module(xp_input_format(in)) == NULL) {
+		err = xp_input_feedback(in, out, d);
 	} else if (err == XP_E_OK) {
 		xp_conv_opts co = { lo != NULL ? lo->exe : NULL };
 
-		err = xp_prof_open(path, lo, &p, d);
+		err = xp_prof_open_input(in, lo, &p, d);
 		if (err == XP_E_OK)
 			err = xp_prof_to_feedback(p, &co, out, d);
 		xp_prof_free(p);
 	}
+	xp_input_free(in);
 	tool_print_diags(prog, d, err, name);
 	xp_diags_free(d);
 	return err == XP_E_OK ? 0 : -1;

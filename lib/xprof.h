@@ -524,6 +524,8 @@ typedef struct {
  * counters) and errors go to d.
  */
 typedef struct xp_merger xp_merger;
+/* An opened input of any format (xp_input_open(), below). */
+typedef struct xp_input xp_input;
 
 xp_merger *xp_merger_new(const xp_merge_opts *opts);
 void xp_merger_free(xp_merger *m);
@@ -544,6 +546,9 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
  */
 xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
                           const char *name, xp_diags *d);
+/* The same for an input of feedback format opened with xp_input_open(). */
+xp_err xp_merger_add_input(xp_merger *m, xp_input *in, double weight,
+                           const char *name, xp_diags *d);
 /* Number of inputs added so far. */
 uint64_t xp_merger_count(const xp_merger *m);
 /*
@@ -609,6 +614,22 @@ int xp_format_is_text(xp_format f);
  */
 xp_err xp_format_probe(const char *path, xp_format *f, xp_diags *d);
 
+/*
+ * The one open: opens path and recognises its format from the content,
+ * once, as xp_format_probe() does ("-" is a feedback text on standard
+ * input; a regular file stays open until xp_input_free()).  The handle
+ * is then read by xp_input_feedback() or xp_merger_add_input() when the
+ * format is feedback (xp_format_module() NULL), by xp_prof_open_input()
+ * otherwise.  XP_E_FORMAT (with a diagnostic) when nothing matches.
+ */
+xp_err xp_input_open(const char *path, xp_input **out, xp_diags *d);
+void xp_input_free(xp_input *in);
+xp_format xp_input_format(const xp_input *in);
+/* The path as given to xp_input_open(). */
+const char *xp_input_path(const xp_input *in);
+/* Reads a feedback input as xp_open_any() does. */
+xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d);
+
 /* ------------------------------------------------------------------ */
 /* Profiles of the other formats                                       */
 /* ------------------------------------------------------------------ */
@@ -636,6 +657,9 @@ typedef struct {
  * the content.  XP_E_FORMAT for feedback and unknown files. */
 xp_err xp_prof_open(const char *path, const xp_load_opts *o, xp_prof **out,
                     xp_diags *d);
+/* The same for an input opened with xp_input_open(). */
+xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
+                          xp_prof **out, xp_diags *d);
 /* The same from memory; name is used in diagnostics. */
 xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
                         const xp_load_opts *o, xp_prof **out, xp_diags *d);

@@ -113,26 +113,16 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 }
 
 /*
- * Checks that path is of the same kind as the inputs so far (feedback, or
+ * Checks that in is of the same kind as the inputs so far (feedback, or
  * one foreign format) and records the first.  Returns the kind (1 or 2),
  * or -1 after printing what is wrong.
  */
-static int input_kind(run *r, const char *path, const char *name)
+static int input_kind(run *r, const xp_input *in, const char *name)
 {
-	xp_diags *d = xp_diags_new(0);
-	xp_format f = XP_FMT_UNKNOWN;
-	xp_err err = d != NULL ? xp_format_probe(path, &f, d) : XP_E_NOMEM;
-	const char *mod;
-	int kind;
+	xp_format f = xp_input_format(in);
+	const char *mod = xp_format_module(f);
+	int kind = mod != NULL ? 2 : 1;
 
-	if (err != XP_E_OK) {
-		print_diags(r, d, err, name);
-		xp_diags_free(d);
-		return -1;
-	}
-	xp_diags_free(d);
-	mod = xp_format_module(f);
-	kind = mod != NULL ? 2 : 1;
 	if (r->kind == 0) {
 		r->kind = kind;
 		r->fmt = f;
@@ -148,51 +138,26 @@ static int input_kind(run *r, const char *path, const char *name)
 	return kind;
 }
 
-/* Opens one input of a foreign format and adds it to the sum. */
-static int add_foreign(run *r, const char *path, const char *name,
-                       double weight)
+/* Adds one input of a foreign format to the sum. */
+static xp_err add_foreign(run *r, xp_input *in, const char *name,
+                          double weight, xp_diags *d)
 {
-	xp_diags *d = xp_diags_new(MAX_DIAGS);
 	xp_prof *p = NULL;
-	xp_err err;
+	xp_err err = xp_prof_open_input(in, &r->lo, &p, d);
 
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		return -1;
-	}
-	err = xp_prof_open(path, &r->lo, &p, d);
 	if (err == XP_E_OK)
 		err = xp_prof_merge(&r->prof, p, weight * r->scale, &r->pmo,
 		                    name, d);
-	print_diags(r, d, err, name);
 	xp_prof_free(p);
-	xp_diags_free(d);
-	r->done++;
-	show_progress(r);
-	return err == XP_E_OK ? 0 : -1;
+	return err;
 }
 
-/* Opens one input and adds it; returns 0 on success. */
-static int add_input(run *r, const char *path, double weight)
+/* Adds one feedback input to the merger. */
+static xp_err add_feedback(run *r, xp_input *in, const char *name,
+                           double weight, xp_diags *d)
 {
-	xp_diags *d = xp_diags_new(MAX_DIAGS);
-	xp_err err;
-	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		return -1;
-	}
-	switch (input_kind(r, path, name)) {
-	case 1:
-		break;
-	case 2:
-		xp_diags_free(d);
-		return add_foreign(r, path, name, weight);
-	default:
-		xp_diags_free(d);
-		return -1;
-	}
-	err = xp_merger_add_path(r->m, path, weight, name, d);
+	xp_err err = xp_merger_add_input(r->m, in, weight, name, d);
+
 	if (err == XP_E_OK && !r->have_type) {
 		r->have_type = 1;
 		r->type = xp_merger_datatype(r->m);
@@ -201,7 +166,37 @@ static int add_input(run *r, const char *path, double weight)
 			err = XP_E_NOMEM;
 	}
 	xp_diags_sort(d);
+	return err;
+}
+
+/* Opens one input, recognising its format once, and adds it; returns 0
+ * on success. */
+static int add_input(run *r, const char *path, double weight)
+{
+	xp_diags *d = xp_diags_new(MAX_DIAGS);
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	xp_input *in = NULL;
+	xp_err err;
+	int kind;
+
+	if (!d) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	if ((err = xp_input_open(path, &in, d)) != XP_E_OK) {
+		print_diags(r, d, err, name);
+		xp_diags_free(d);
+		return -1;
+	}
+	if ((kind = input_kind(r, in, name)) < 0) {
+		xp_input_free(in);
+		xp_diags_free(d);
+		return -1;
+	}
+	err = kind == 2 ? add_foreign(r, in, name, weight, d)
+	                : add_feedback(r, in, name, weight, d);
 	print_diags(r, d, err, name);
+	xp_input_free(in);
 	xp_diags_free(d);
 	r->done++;
 	show_progress(r);

@@ -91,6 +91,13 @@ xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
                             xp_diags *d);
 xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
                         unsigned nlike, int *same, xp_fb **out, xp_diags *d);
+/* The same for an input opened with xp_input_open() (registry/open.c). */
+xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
+                              unsigned nlike, int *same, xp_fb **out,
+                              xp_diags *d);
+/* xp_input_open() that also gives a handle, of format XP_FMT_UNKNOWN,
+ * for a regular file in no known format. */
+xp_err xp_input_open_any(const char *path, xp_input **out, xp_diags *d);
 
 /*
  * A database written by its producer instead of from a profile in memory:

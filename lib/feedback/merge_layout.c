@@ -240,17 +240,33 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
 xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
                           const char *name, xp_diags *d)
 {
+	xp_input *in;
+	xp_err err;
+
+	if (!name)
+		name = path;
+	if ((err = xp_merge_check_add(m, weight, name, d)))
+		return err;
+	if ((err = xp_input_open_any(path, &in, d)) == XP_E_OK)
+		err = xp_merger_add_input(m, in, weight, name, d);
+	xp_input_free(in);
+	return err;
+}
+
+xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
+                           const char *name, xp_diags *d)
+{
 	xp_err err;
 	xp_fb *in = NULL;
 	int same = 0;
 	if (!name)
-		name = path;
+		name = xp_input_path(input);
 	if ((err = xp_merge_check_add(m, weight, name, d)))
 		return err;
 	const xp_fb *like[NTMPL];
 	for (unsigned k = 0; k < NTMPL; k++)
 		like[k] = m->tp[k].fb;
-	if ((err = xp_open_any_like(path, like, NTMPL, &same, &in, d)))
+	if ((err = xp_input_feedback_like(input, like, NTMPL, &same, &in, d)))
 		return err;
 	if (same) {
 		tmpl *t = &m->tp[same - 1];

@@ -17,6 +17,8 @@
 #ifndef XP_MODULE_H
 #define XP_MODULE_H
 
+#include <sys/stat.h>
+
 #include "base/internal.h"
 
 typedef struct xp_module {
@@ -70,6 +72,22 @@ typedef struct xp_module {
 /* The modules in registry order: the first for NULL, then the one
  * after m; NULL after the last. */
 const xp_module *xp_module_next(const xp_module *m);
+
+/* An opened path (open.c). */
+typedef enum {
+	XP_INPUT_FILE,     /* a regular file: fd is open, fmt detected */
+	XP_INPUT_DIR,      /* a profile directory */
+	XP_INPUT_STREAM,   /* a pipe, terminal, ...: a text, not yet opened */
+	XP_INPUT_STDIN     /* "-": a text on standard input */
+} xp_input_kind;
+
+struct xp_input {
+	const char *path;  /* as given (stored after the struct) */
+	xp_input_kind kind;
+	xp_format fmt;
+	int fd;            /* XP_INPUT_FILE; -1 otherwise */
+	struct stat st;
+};
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);
 

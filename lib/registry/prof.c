@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "feedback/db.h"
 #include "registry/module.h"
 
 struct xp_prof {
@@ -113,51 +114,48 @@ out:
 	return first_err;
 }
 
-xp_err xp_prof_open(const char *path, const xp_load_opts *o, xp_prof **out,
-                    xp_diags *d)
+xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
+                          xp_prof **out, xp_diags *d)
 {
-	struct stat st;
+	const char *path = in->path;
 	void *map = NULL;
 	size_t len;
 	xp_err err;
-	int fd;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return xp_diag_file(d, errno == ENOENT ? XP_E_NOTFOUND : XP_E_IO,
-		                    path, "%s", strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return xp_diag_file(d, XP_E_IO, path, "%s", strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	if (in->kind != XP_INPUT_FILE)
 		return xp_diag_file(d, XP_E_FORMAT, path, "%s",
-		                    S_ISDIR(st.st_mode) ?
+		                    in->kind == XP_INPUT_DIR ?
 		                    "a profile directory, not a gmon.out, CPU, "
 		                    "DCPI or mpatrol profile" :
 		                    "not a regular file");
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
+	if ((uint64_t)in->st.st_size > SIZE_MAX / 2)
 		return xp_diag_file(d, XP_E_LIMIT, path, "file too large");
-	}
-	len = (size_t)st.st_size;
+	len = (size_t)in->st.st_size;
 	if (len > 0) {
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, 0);
 		if (map == MAP_FAILED) {
 			int e = errno;
-			close(fd);
 			return xp_diag_file(d, e == ENOMEM ? XP_E_NOMEM : XP_E_IO,
 			                    path, "%s", strerror(e));
 		}
 	}
-	close(fd);
 	err = xp_prof_open_mem(map != NULL ? map : "", len, path, o, out, d);
 	if (map != NULL)
 		munmap(map, len);
+	return err;
+}
+
+xp_err xp_prof_open(const char *path, const xp_load_opts *o, xp_prof **out,
+                    xp_diags *d)
+{
+	xp_input *in;
+	xp_err err = xp_input_open_any(path, &in, d);
+
+	*out = NULL;
+	if (err == XP_E_OK)
+		err = xp_prof_open_input(in, o, out, d);
+	xp_input_free(in);
 	return err;
 }
 
