@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,16 @@
 static const char usage_text[] =
 	"usage: " PROG " file [profile_directory]\n"
 	"       " PROG " -h | -V\n";
+
+static const char options_text[] =
+	"  -h, --help     print this help and exit\n"
+	"  -V, --version  print the version and exit\n";
+
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
 
 /*
  * Loads the input into a profile.  A regular file that starts like a
@@ -131,10 +142,10 @@ int main(int argc, char **argv)
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+hV")) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			return tool_help(usage_text);
+			return tool_help(usage_text, options_text);
 		case 'V':
 			return tool_version(PROG);
 		default:

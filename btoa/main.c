@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,20 @@ static const char usage_text[] =
 	"usage: " PROG " [-t data_type] profile_directory [output_file]\n"
 	"       " PROG " [-e executable] [-L layout] profile_file [output_file]\n"
 	"       " PROG " -h | -V\n";
+
+static const char options_text[] =
+	"  -t DATA_TYPE   the data to convert: feedback (the default), tcovd,\n"
+	"                 tcovsd, or objfd OBJECT_FILE\n"
+	"  -e EXECUTABLE  the executable a foreign profile belongs to\n"
+	"  -L LAYOUT      the layout of a foreign profile, when not detected\n"
+	"  -h, --help     print this help and exit\n"
+	"  -V, --version  print the version and exit\n";
+
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
 
 /*
  * Splits a -t argument into a data type and, for objfd, the object file
@@ -209,7 +224,8 @@ int main(int argc, char **argv)
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:e:hL:t:V")) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:hL:t:V", long_opts, NULL)) !=
+	       -1) {
 		char msg[200];
 
 		switch (c) {
@@ -218,7 +234,7 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			free(objpath);
-			return tool_help(usage_text);
+			return tool_help(usage_text, options_text);
 		case 'L':
 			lo.layout = optarg;
 			break;

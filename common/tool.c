@@ -89,9 +89,11 @@ static int tool_parse_count(const char *s, size_t *out)
 	return 0;
 }
 
-int tool_help(const char *usage_text)
+int tool_help(const char *usage_text, const char *options_text)
 {
 	fputs(usage_text, stdout);
+	fputs("\nOptions:\n", stdout);
+	fputs(options_text, stdout);
 	return fflush(stdout) != 0 ? 2 : 0;
 }
 

@@ -39,8 +39,12 @@ int tool_usage_error(const char *prog, const char *usage_text,
 int tool_option_error(const char *prog, const char *usage_text, int ret,
                       int opt, const char *arg);
 
-/* -h: the usage text on standard output.  Returns the exit status. */
-int tool_help(const char *usage_text);
+/*
+ * -h and --help: the usage text, a blank line and options_text (one line
+ * per option: "  -x, --long ARG    what it does") on standard output.
+ * Returns the exit status.
+ */
+int tool_help(const char *usage_text, const char *options_text);
 
 /* -V: "prog version" on standard output.  Returns the exit status. */
 int tool_version(const char *prog);

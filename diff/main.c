@@ -37,6 +37,16 @@ static const char usage_text[] =
 	"usage: " PROG " [-sv] [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT] A B\n"
 	"       " PROG " -h | -V\n";
 
+static const char options_text[] =
+	"  -n N                 list at most N procedures per ranking (default 10)\n"
+	"  -s                   silent: only the exit status\n"
+	"  -v                   also list every differing counter\n"
+	"  --format=text|json   the form of the report (default text)\n"
+	"  -e EXECUTABLE        other formats: the executable of the profiles\n"
+	"  -L, --layout=LAYOUT  other formats: the layout of binary profiles\n"
+	"  -h, --help           print this help and exit\n"
+	"  -V, --version        print the version and exit\n";
+
 /* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
 /* ------------------------------------------------------------------ */
@@ -658,7 +668,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	r.top_n = 10;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:hL:n:svV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:hL:n:svV", longopts, NULL)) != -1) {
 		int st;
 
 		switch (c) {
@@ -671,7 +681,7 @@ int main(int argc, char **argv)
 			lo.exe = optarg;
 			break;
 		case 'h':
-			return tool_help(usage_text);
+			return tool_help(usage_text, options_text);
 		case 'L':
 			lo.layout = optarg;
 			break;

@@ -43,6 +43,28 @@ static const char usage_text[] =
 	"       [--feedback] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
 	"       " PROG " -h | -V\n";
 
+static const char options_text[] =
+	"  -o OUT                 the output profile directory (with --text, a text;\n"
+	"                         - for standard output)\n"
+	"  -a, --accumulate       add the inputs into OUT under its lock\n"
+	"  -q, --quiet            print no warnings\n"
+	"  --text                 write a canonical feedback text\n"
+	"  --mode=sum|max|min     how the weighted counts combine (default sum)\n"
+	"  --mismatch=error|skip|warn\n"
+	"                         what differing versions of a procedure do\n"
+	"                         (default warn)\n"
+	"  --scale=F              multiply every count of the result by F\n"
+	"  --sparse               drop procedures whose counters are all zero\n"
+	"  -w WEIGHT,INPUT        add INPUT with weight WEIGHT (others: 1)\n"
+	"  -e EXECUTABLE          other formats: the executable of the profiles\n"
+	"  -L, --layout=LAYOUT    other formats: the layout of binary inputs\n"
+	"  --by-function          gmon.out: merge arcs by function (needs -e)\n"
+	"  --rescale              CPU profiles: rescale to a common period\n"
+	"  --feedback             other formats: write the sum's conversion to\n"
+	"                         feedback into OUT\n"
+	"  -h, --help             print this help and exit\n"
+	"  -V, --version          print the version and exit\n";
+
 static int usage_error(const char *msg, const char *arg)
 {
 	char buf[512];
@@ -473,7 +495,7 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			free(weighted);
-			return tool_help(usage_text);
+			return tool_help(usage_text, options_text);
 		case 'V':
 			free(weighted);
 			return tool_version(PROG);

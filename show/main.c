@@ -47,6 +47,17 @@ static const char usage_text[] =
 	"       [--call-graph] [--lines] FILE...\n"
 	"       " PROG " -h | -V\n";
 
+static const char options_text[] =
+	"  -n N                 show the N hottest entries (default 10)\n"
+	"  --format=text|json   the form of the summary (default text)\n"
+	"  -e EXECUTABLE        the executable the profiles belong to\n"
+	"  -L, --layout=LAYOUT  the layout of binary profiles, when not recorded\n"
+	"  --call-graph         gmon.out, mpatrol: add the call graph\n"
+	"  --lines              CPU and DCPI profiles: per source line; mpatrol:\n"
+	"                       call sites by address\n"
+	"  -h, --help           print this help and exit\n"
+	"  -V, --version        print the version and exit\n";
+
 /* ------------------------------------------------------------------ */
 /* Number and string formatting                                        */
 /* ------------------------------------------------------------------ */
@@ -458,7 +469,7 @@ int main(int argc, char **argv)
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:hL:n:V", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:hL:n:V", longopts, NULL)) != -1) {
 		int st;
 
 		switch (c) {
@@ -474,7 +485,7 @@ int main(int argc, char **argv)
 			so.call_graph = 1;
 			break;
 		case 'h':
-			return tool_help(usage_text);
+			return tool_help(usage_text, options_text);
 		case 'l':
 			so.lines = 1;
 			break;

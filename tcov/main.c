@@ -39,6 +39,19 @@ static const char usage_text[] =
 	"                  -x PROFILE SOURCE_FILE...\n"
 	"       " PROG " -h | -V\n";
 
+static const char options_text[] =
+	"  -a                    show a count on every line\n"
+	"  -n N                  list the N most executed blocks (default 10)\n"
+	"  -o FILE               write every listing to FILE (- for standard output)\n"
+	"  -p OLDPATH NEWPATH    read sources recorded under OLDPATH from NEWPATH\n"
+	"  -q, --quiet           print no warnings\n"
+	"  -x PROFILE            the profile directory or file to read (required)\n"
+	"  --lcov FILE           also write an lcov tracefile\n"
+	"  --json FILE           also write a JSON summary\n"
+	"  --fail-under PCT      exit 1 when line coverage is below PCT percent\n"
+	"  -h, --help            print this help and exit\n"
+	"  -V, --version         print the version and exit\n";
+
 /* What one reported source file gave. */
 typedef struct {
 	const char *arg;            /* SOURCE_FILE as given */
@@ -382,7 +395,7 @@ int main(int argc, char **argv)
 	const char *profile = NULL, *outname = NULL, *lcov = NULL, *json = NULL;
 	xp_tcov_map *maps = NULL;
 	size_t n_maps = 0, top_n = 10;
-	int all = 0, c, status = 2, fail_set = 0;
+	int all = 0, c, status = 2, fail_set = 0, missing = 0;
 	uint64_t fail_under = 0;
 	xp_tcov *cov = NULL;
 	xp_tcov_info info;
@@ -401,7 +414,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ahn:o:p:qVx:", longopts,
+	while ((c = getopt_long(argc, argv, ":ahn:o:p:qVx:", longopts,
 	                        NULL)) != -1) {
 		int st;
 		char msg[160];
@@ -420,7 +433,7 @@ int main(int argc, char **argv)
 			fail_set = 1;
 			break;
 		case 'h':
-			status = tool_help(usage_text);
+			status = tool_help(usage_text, options_text);
 			goto done;
 		case 'J':
 			json = optarg;
@@ -505,8 +518,11 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (!sf) {
-			warn_file(src, "cannot open the source file: %s",
-			          strerror(errno));
+			/* An error, not a warning: a gate over a file that
+			 * is not there must not pass. */
+			fprintf(stderr, "%s: %s: cannot open the source file: "
+			        "%s\n", PROG, src, strerror(errno));
+			missing = 1;
 			continue;
 		}
 		size_t fi = xp_tcov_find(cov, src, maps, n_maps);
@@ -613,6 +629,8 @@ int main(int argc, char **argv)
 			status = 1;
 		}
 	}
+	if (missing)
+		status = 2;
 	goto done;
 nomem:
 	fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));

@@ -87,8 +87,26 @@ cases_synopsis() {
 		sed -e '/^\./d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g'
 }
 
-# Checks that TOOL -h (at PATH) prints the SYNOPSIS of docs/TOOL.1; -h
-# prints "usage: " before the first line and lines up the others.
+# The options a man page's OPTIONS section documents, one per line and
+# sorted: every -X and --long-name in the tags of its .TP paragraphs.
+cases_man_options() {
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$1" |
+		sed -n '/^\.TP/{n;p;}' | sed -e 's/\\f[BIRP]//g' \
+		-e 's/\\-/-/g' | grep -o -e '--[a-z][a-z-]*' -e '-[A-Za-z]\b' |
+		sort -u
+}
+
+# The options of -h's option lines (those after the usage, each starting
+# with blanks and an option), one per line and sorted.
+cases_help_options() {
+	sed -n '/^$/,$p' | grep '^  *-' | sed -e 's/^  *//' -e 's/   .*//' |
+		grep -o -e '--[a-z][a-z-]*' -e '-[A-Za-z]\b' | sort -u
+}
+
+# Checks that TOOL -h (at PATH) prints the SYNOPSIS of docs/TOOL.1 (up to
+# its first blank line; "usage: " before the first line and the others
+# lined up), then one line for each option that the page's OPTIONS
+# section documents, and that --help prints the same.
 cases_check_synopsis() {
 	tool=$1 path=$2
 	name=$cases_set-synopsis-$tool
@@ -97,9 +115,20 @@ cases_check_synopsis() {
 		return
 	fi
 	cases_synopsis "$SRCDIR/docs/$tool.1" >"$cases_work/$name.man"
-	"$path" -h | sed -e 's/^usage: //' -e 's/^       //' \
-		>"$cases_work/$name.usage"
-	if [ ! -s "$cases_work/$name.man" ]; then
+	"$path" -h >"$cases_work/$name.help"
+	sed -e '/^$/,$d' -e 's/^usage: //' -e 's/^       //' \
+		"$cases_work/$name.help" >"$cases_work/$name.usage"
+	cases_man_options "$SRCDIR/docs/$tool.1" >"$cases_work/$name.mopts"
+	cases_help_options <"$cases_work/$name.help" >"$cases_work/$name.hopts"
+	if ! "$path" --help | cmp -s - "$cases_work/$name.help"; then
+		cases_fail "$name" "--help differs from -h"
+	elif [ ! -s "$cases_work/$name.hopts" ]; then
+		cases_fail "$name" "-h lists no options"
+	elif ! cmp -s "$cases_work/$name.mopts" "$cases_work/$name.hopts"; then
+		diff -u "$cases_work/$name.mopts" "$cases_work/$name.hopts" |
+			sed "s/^/    [$name] /" >&2
+		cases_fail "$name" "-h's options differ from the man page OPTIONS"
+	elif [ ! -s "$cases_work/$name.man" ]; then
 		cases_fail "$name" "no SYNOPSIS found in docs/$tool.1"
 	elif cmp -s "$cases_work/$name.man" "$cases_work/$name.usage"; then
 		cases_pass "$name"
