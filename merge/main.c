@@ -397,265 +397,300 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct {
+	xp_merge_opts mo;
+	const char *out;
+	int accumulate, text, quiet, to_feedback;
+	const char *fb_only;    /* an option for feedback inputs only */
+	xp_load_opts lo;
+	xp_prof_merge_opts pmo;
+	const char **weighted;  /* the -w arguments */
+	size_t nweighted;
+	int first_op, argc;     /* the operands: argv[first_op .. argc - 1] */
+	char **argv;
+} cmdline;
+
+/* One option of the mode or mismatch kind: the index of arg in names,
+ * or -1. */
+static int keyword(const char *arg, const char *const *names)
 {
-	xp_merge_opts mo = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
-	const char *out = NULL;
-	int accumulate = 0, text = 0, quiet = 0, c, to_feedback = 0;
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	return -1;
+}
 
-	const char *fb_only = NULL;   /* an option for feedback inputs only */
-	xp_load_opts lo = { NULL, NULL };
-	xp_prof_merge_opts pmo = { NULL, 0, 0 };
-	const char **weighted = calloc((size_t)argc + 1, sizeof *weighted);
-	size_t nweighted = 0;
-	int status = 2;
+/* Applies option c (argument optarg); returns -1 to go on, or the exit
+ * status. */
+static int option(cmdline *cl, int c)
+{
+	static const char *const modes[] = { "sum", "max", "min", NULL };
+	static const xp_merge_mode mode_of[] = { XP_MERGE_SUM, XP_MERGE_MAX,
+	                                         XP_MERGE_MIN };
+	static const char *const policies[] = { "error", "skip", "warn",
+	                                        NULL };
+	static const xp_mismatch policy_of[] = { XP_MISMATCH_ERROR,
+	                                         XP_MISMATCH_SKIP,
+	                                         XP_MISMATCH_WARN };
+	double w;
+	int k;
 
-	tool_catch_sigbus(PROG);
-	if (!weighted) {
-		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		return 2;
+	switch (c) {
+	case 'o':
+		cl->out = optarg;
+		break;
+	case 'a':
+		cl->accumulate = 1;
+		break;
+	case 'q':
+		cl->quiet = 1;
+		break;
+	case 'w':
+		if (!parse_weighted(optarg, &w))
+			return usage_error("-w needs WEIGHT,INPUT with a positive "
+			                   "weight", optarg);
+		cl->weighted[cl->nweighted++] = optarg;
+		break;
+	case OPT_TEXT:
+		cl->text = 1;
+		break;
+	case 'e':
+		cl->lo.exe = cl->pmo.exe = optarg;
+		break;
+	case 'L':
+		cl->lo.layout = optarg;
+		break;
+	case OPT_BYFUNC:
+		cl->pmo.by_function = 1;
+		break;
+	case OPT_RESCALE:
+		cl->pmo.rescale = 1;
+		break;
+	case OPT_FEEDBACK:
+		cl->to_feedback = 1;
+		break;
+	case OPT_MODE:
+		cl->fb_only = "--mode";
+		if ((k = keyword(optarg, modes)) < 0)
+			return usage_error("unknown mode", optarg);
+		cl->mo.mode = mode_of[k];
+		break;
+	case OPT_MISMATCH:
+		cl->fb_only = "--mismatch";
+		if ((k = keyword(optarg, policies)) < 0)
+			return usage_error("unknown mismatch policy", optarg);
+		cl->mo.mismatch = policy_of[k];
+		break;
+	case OPT_SCALE:
+		if (parse_positive(optarg, &cl->mo.scale) != 0)
+			return usage_error("--scale needs a positive number",
+			                   optarg);
+		break;
+	case OPT_SPARSE:
+		cl->fb_only = "--sparse";
+		cl->mo.sparse = 1;
+		break;
+	case 'h':
+		return tool_help(usage_text, options_text);
+	case 'V':
+		return tool_version(PROG);
+	default:
+		return tool_option_error(PROG, usage_text, c, optopt,
+		                         cl->argv[optind - 1]);
 	}
+	return -1;
+}
+
+/* Parses the command line into cl; returns -1 to go on, or the exit
+ * status. */
+static int parse_cmdline(cmdline *cl, int argc, char **argv)
+{
+	int c, st;
+
+	cl->argc = argc;
+	cl->argv = argv;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:aqw:e:L:hV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'a':
-			accumulate = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'w': {
-			double w;
-			if (!parse_weighted(optarg, &w)) {
-				free(weighted);
-				return usage_error("-w needs WEIGHT,INPUT with a positive "
-				                   "weight",
-				                   optarg);
-			}
-			weighted[nweighted++] = optarg;
-			break;
-		}
-		case OPT_TEXT:
-			text = 1;
-			break;
-		case 'e':
-			lo.exe = pmo.exe = optarg;
-			break;
-		case 'L':
-			lo.layout = optarg;
-			break;
-		case OPT_BYFUNC:
-			pmo.by_function = 1;
-			break;
-		case OPT_RESCALE:
-			pmo.rescale = 1;
-			break;
-		case OPT_FEEDBACK:
-			to_feedback = 1;
-			break;
-		case OPT_MODE:
-			fb_only = "--mode";
-			if (strcmp(optarg, "sum") == 0)
-				mo.mode = XP_MERGE_SUM;
-			else if (strcmp(optarg, "max") == 0)
-				mo.mode = XP_MERGE_MAX;
-			else if (strcmp(optarg, "min") == 0)
-				mo.mode = XP_MERGE_MIN;
-			else {
-				free(weighted);
-				return usage_error("unknown mode", optarg);
-			}
-			break;
-		case OPT_MISMATCH:
-			fb_only = "--mismatch";
-			if (strcmp(optarg, "error") == 0)
-				mo.mismatch = XP_MISMATCH_ERROR;
-			else if (strcmp(optarg, "skip") == 0)
-				mo.mismatch = XP_MISMATCH_SKIP;
-			else if (strcmp(optarg, "warn") == 0)
-				mo.mismatch = XP_MISMATCH_WARN;
-			else {
-				free(weighted);
-				return usage_error("unknown mismatch policy", optarg);
-			}
-			break;
-		case OPT_SCALE:
-			if (parse_positive(optarg, &mo.scale) != 0) {
-				free(weighted);
-				return usage_error("--scale needs a positive number",
-				                   optarg);
-			}
-			break;
-		case OPT_SPARSE:
-			fb_only = "--sparse";
-			mo.sparse = 1;
-			break;
-		case 'h':
-			free(weighted);
-			return tool_help(usage_text, options_text);
-		case 'V':
-			free(weighted);
-			return tool_version(PROG);
-		default:
-			free(weighted);
-			return tool_option_error(PROG, usage_text, c, optopt,
-			                         argv[optind - 1]);
-		}
-	}
-	if (!out) {
-		free(weighted);
+	while ((c = getopt_long(argc, argv, ":o:aqw:e:L:hV", long_opts,
+	                        NULL)) != -1)
+		if ((st = option(cl, c)) >= 0)
+			return st;
+	cl->first_op = optind;
+	if (!cl->out)
 		return usage_error("missing -o OUT", NULL);
-	}
-	if (out[0] == '\0') {
-		free(weighted);
+	if (cl->out[0] == '\0')
 		return usage_error("empty output name", NULL);
-	}
-	if (accumulate && text) {
-		free(weighted);
+	if (cl->accumulate && cl->text)
 		return usage_error("--accumulate needs a profile directory, not "
-		                   "--text",
-		                   NULL);
-	}
-	if (!accumulate && optind == argc && nweighted == 0) {
-		free(weighted);
+		                   "--text", NULL);
+	if (!cl->accumulate && optind == argc && cl->nweighted == 0)
 		return usage_error("no input", NULL);
-	}
-
-	if (accumulate && to_feedback) {
-		free(weighted);
+	if (cl->accumulate && cl->to_feedback)
 		return usage_error("--accumulate adds feedback to a profile "
 		                   "directory; --feedback is for other formats",
 		                   NULL);
-	}
+	return -1;
+}
 
-	run r = {0};
-	r.quiet = quiet;
-	r.lo = lo;
-	r.pmo = pmo;
-	r.scale = mo.scale;
-	r.progress = isatty(STDERR_FILENO);
-	clock_gettime(CLOCK_MONOTONIC, &r.start);
-	r.m = xp_merger_new(&mo);
-	xp_diags *d = xp_diags_new(MAX_DIAGS);
-	xp_lock *lock = NULL;
+/* Adds every input: the -w ones, then the operands (list files read
+ * through).  Returns 0, or -1 after printing what went wrong. */
+static int add_inputs(run *r, const cmdline *cl)
+{
+	/* Count the inputs for the progress line. */
+	r->total = cl->nweighted;
+	for (int i = cl->first_op; i < cl->argc; i++) {
+		if (cl->argv[i][0] == '@') {
+			if (r->progress && walk_list(r, cl->argv[i] + 1, 1) != 0)
+				return -1;
+		} else {
+			r->total++;
+		}
+	}
+	for (size_t i = 0; i < cl->nweighted; i++) {
+		double w = 1;
+		const char *path = parse_weighted(cl->weighted[i], &w);
+		if (add_input(r, path, w) != 0)
+			return -1;
+	}
+	for (int i = cl->first_op; i < cl->argc; i++) {
+		if (cl->argv[i][0] == '@') {
+			if (walk_list(r, cl->argv[i] + 1, 0) != 0)
+				return -1;
+		} else if (add_input(r, cl->argv[i], 1) != 0) {
+			return -1;
+		}
+	}
+	if (r->kind == 0 && no_input(r, cl->argc - cl->first_op,
+	                             cl->argv + cl->first_op))
+		return -1;
+	return 0;
+}
+
+/* Writes the sum of inputs of a foreign format, or its conversion to
+ * feedback.  Returns the exit status. */
+static int write_foreign(run *r, const cmdline *cl)
+{
+	xp_conv_opts co = { cl->lo.exe };
+	xp_diags *d;
 	xp_fb *res = NULL;
 	xp_err err;
-	if (!r.m || !d) {
+	int status = 2;
+
+	clear_progress(r);
+	if (cl->accumulate || cl->fb_only) {
+		fprintf(stderr, "%s: %s applies to feedback, not to %s\n", PROG,
+		        cl->accumulate ? "--accumulate" : cl->fb_only,
+		        xp_format_a(r->fmt));
+		return 2;
+	}
+	if (!cl->to_feedback)
+		return tool_write_prof(PROG, r->prof, cl->text, cl->out) != 0 ?
+		       2 : 0;
+	if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		goto done;
+		return 2;
 	}
+	err = xp_prof_to_feedback(r->prof, &co, &res, d);
+	print_diags(r, d, err, r->first);
+	xp_diags_free(d);
+	if (err)
+		goto out;
+	if (cl->text) {
+		if (tool_write_text(PROG, res, cl->out) == 0)
+			status = 0;
+	} else if ((d = xp_diags_new(MAX_DIAGS)) != NULL) {
+		err = xp_profdir_write(cl->out, res, d);
+		print_diags(r, d, err, cl->out);
+		xp_diags_free(d);
+		status = err ? 2 : 0;
+	}
+out:
+	xp_fb_free(res);
+	return status;
+}
 
-	/* Count the inputs for the progress line. */
-	r.total = nweighted;
-	for (int i = optind; i < argc; i++) {
-		if (argv[i][0] == '@') {
-			if (r.progress && walk_list(&r, argv[i] + 1, 1) != 0)
-				goto done;
-		} else {
-			r.total++;
-		}
-	}
+/* Writes the merged feedback: a database as the merger produces it
+ * (with -a, under the output directory's lock, its data added first), or
+ * a text.  Returns the exit status. */
+static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
+                          xp_diags *d)
+{
+	xp_fb *res = NULL;
+	xp_err err;
+	int status = 2;
 
-	for (size_t i = 0; i < nweighted; i++) {
-		double w = 1;
-		const char *path = parse_weighted(weighted[i], &w);
-		if (add_input(&r, path, w) != 0)
-			goto done;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (argv[i][0] == '@') {
-			if (walk_list(&r, argv[i] + 1, 0) != 0)
-				goto done;
-		} else if (add_input(&r, argv[i], 1) != 0) {
-			goto done;
-		}
-	}
-	if (r.kind == 0 && no_input(&r, argc - optind, argv + optind))
-		goto done;
-	if (r.kind == 2) {
-		clear_progress(&r);
-		if (accumulate || fb_only) {
-			fprintf(stderr, "%s: %s applies to feedback, not to "
-			        "%s\n", PROG, accumulate ? "--accumulate" : fb_only,
-			        xp_format_a(r.fmt));
-			goto done;
-		}
-		if (to_feedback) {
-			xp_conv_opts co = { lo.exe };
-
-			err = xp_prof_to_feedback(r.prof, &co, &res, d);
-			print_diags(&r, d, err, r.first);
-			if (err)
-				goto done;
-			xp_diags_free(d);
-			if ((d = xp_diags_new(MAX_DIAGS)) == NULL)
-				goto done;
-			if (text) {
-				if (tool_write_text(PROG, res, out) != 0)
-					goto done;
-			} else if ((err = xp_profdir_write(out, res, d))) {
-				print_diags(&r, d, err, out);
-				goto done;
-			}
-		} else if (tool_write_prof(PROG, r.prof, text, out) != 0) {
-			goto done;
-		}
-		status = 0;
-		goto done;
-	}
-	if (lo.exe || lo.layout || pmo.by_function || pmo.rescale) {
-		clear_progress(&r);
+	if (cl->lo.exe || cl->lo.layout || cl->pmo.by_function ||
+	    cl->pmo.rescale) {
+		clear_progress(r);
 		fprintf(stderr, "%s: -e, -L, --by-function and --rescale apply "
 		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
-		goto done;
+		return 2;
 	}
 	/* The lock is taken once the inputs are merged, so that a bad
 	 * input creates no directory; the existing data is read and
 	 * replaced under it, which is all that concurrent runs need. */
-	if (accumulate) {
-		err = xp_profdir_lock(out, 1, &lock, d);
-		if (err) {
-			print_diags(&r, d, err, out);
-			goto done;
+	if (cl->accumulate) {
+		if ((err = xp_profdir_lock(cl->out, 1, lock, d)) != XP_E_OK) {
+			print_diags(r, d, err, cl->out);
+			return 2;
 		}
-		if (add_existing(&r, out) != 0)
-			goto done;
+		if (add_existing(r, cl->out) != 0)
+			return 2;
 	}
-	clear_progress(&r);
-	/* A database is written as the merger produces it. */
-	if (!text) {
-		err = accumulate ? xp_merger_write_locked(r.m, lock, d)
-		                 : xp_merger_write(r.m, out, d);
-		print_diags(&r, d, err, out);
-		if (err == XP_E_OK)
-			status = 0;
-		goto done;
+	clear_progress(r);
+	if (!cl->text) {
+		err = cl->accumulate ? xp_merger_write_locked(r->m, *lock, d)
+		                     : xp_merger_write(r->m, cl->out, d);
+		print_diags(r, d, err, cl->out);
+		return err == XP_E_OK ? 0 : 2;
 	}
-	err = xp_merger_finish(r.m, &res, d);
-	print_diags(&r, d, err, out);
-	if (err)
-		goto done;
-	xp_diags_free(d);
+	err = xp_merger_finish(r->m, &res, d);
+	print_diags(r, d, err, cl->out);
+	if (err == XP_E_OK && tool_write_text(PROG, res, cl->out) == 0)
+		status = 0;
+	xp_fb_free(res);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
+	run r = { 0 };
+	xp_diags *d = NULL;
+	xp_lock *lock = NULL;
+	int status = 2;
+
+	tool_catch_sigbus(PROG);
+	if (!(cl.weighted = calloc((size_t)argc + 1, sizeof *cl.weighted))) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	if ((status = parse_cmdline(&cl, argc, argv)) >= 0) {
+		free(cl.weighted);
+		return status;
+	}
+	status = 2;
+	r.quiet = cl.quiet;
+	r.lo = cl.lo;
+	r.pmo = cl.pmo;
+	r.scale = cl.mo.scale;
+	r.progress = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &r.start);
+	r.m = xp_merger_new(&cl.mo);
 	d = xp_diags_new(MAX_DIAGS);
-	if (!d)
-		goto done;
-	clear_progress(&r);
-	if (tool_write_text(PROG, res, out) != 0)
-		goto done;
-	status = 0;
-done:
+	if (!r.m || !d)
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+	else if (add_inputs(&r, &cl) == 0)
+		status = r.kind == 2 ? write_foreign(&r, &cl)
+		                     : write_feedback(&r, &cl, &lock, d);
 	clear_progress(&r);
 	if (status != 0)
 		xp_profdir_unlock_failed(lock);
 	else
 		xp_profdir_unlock(lock);
-	xp_fb_free(res);
 	xp_merger_free(r.m);
 	xp_diags_free(d);
-	free(weighted);
+	free(cl.weighted);
 	free(r.objfile);
 	xp_prof_free(r.prof);
 	if (status == 0 && tool_flush_stdout(PROG) != 0)
