@@ -381,7 +381,118 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct {
+	const char *profile;        /* -x, joined with SUN_PROFDATA_DIR */
+	char *profile_buf;          /* what profile points to, when joined */
+	const char *outname, *lcov, *json;
+	xp_tcov_map *maps;          /* -p pairs */
+	size_t n_maps, top_n;
+	int all, fail_set;
+	uint64_t fail_under;        /* --fail-under, in hundredths of % */
+	char **srcs;                /* the SOURCE_FILE operands */
+	int nsrcs;
+} cmdline;
+
+/* What the listings gave. */
+typedef struct {
+	report *rs;
+	size_t nrs;
+	FILE *allmem;               /* -o: every listing, in order */
+	char *allbuf;
+	size_t alllen;
+	int missing;                /* a source file could not be opened */
+} results;
+
+/* Applies option c; returns -1 to go on, or the exit status. */
+static int option(cmdline *cl, int c, int argc, char **argv)
+{
+	char msg[160];
+	int st;
+
+	switch (c) {
+	case 'a':
+		cl->all = 1;
+		break;
+	case 'F':
+		if (parse_pct(optarg, &cl->fail_under) != 0) {
+			snprintf(msg, sizeof msg, "invalid percentage '%.100s' "
+			         "for --fail-under (0 to 100)", optarg);
+			return tool_usage_error(PROG, usage_text, msg);
+		}
+		cl->fail_set = 1;
+		break;
+	case 'h':
+		return tool_help(usage_text, options_text);
+	case 'J':
+		cl->json = optarg;
+		break;
+	case 'L':
+		cl->lcov = optarg;
+		break;
+	case 'n':
+		if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
+		                            &cl->top_n)))
+			return st;
+		break;
+	case 'o':
+		cl->outname = optarg;
+		break;
+	case 'p':
+		if (optind >= argc)
+			return tool_usage_error(PROG, usage_text,
+			                        "option -p needs two arguments");
+		cl->maps[cl->n_maps].from = optarg;
+		cl->maps[cl->n_maps].to = argv[optind++];
+		cl->n_maps++;
+		break;
+	case 'q':
+		quiet = 1;
+		break;
+	case 'V':
+		return tool_version(PROG);
+	case 'x':
+		cl->profile = optarg;
+		break;
+	default:
+		return tool_option_error(PROG, usage_text, c, optopt,
+		                         argv[optind - 1]);
+	}
+	return -1;
+}
+
+/*
+ * Sun's tcov reads the profile bucket -x names below $SUN_PROFDATA_DIR
+ * when that is set, or below $TCOVDIR, its older synonym, which is
+ * ignored (with a warning) when both are set.  An absolute -x path is
+ * taken as it is.  Returns -1, or the exit status.
+ */
+static int profile_dir(cmdline *cl)
+{
+	const char *dir = getenv("SUN_PROFDATA_DIR");
+	const char *old = getenv("TCOVDIR");
+	size_t n;
+
+	if (dir != NULL && dir[0] != '\0' && old != NULL && old[0] != '\0')
+		warn_file("TCOVDIR", "ignored: SUN_PROFDATA_DIR is set");
+	if (dir == NULL || dir[0] == '\0')
+		dir = old;
+	if (dir == NULL || dir[0] == '\0' || cl->profile[0] == '/')
+		return -1;
+	n = strlen(dir) + strlen(cl->profile) + 2;
+	if ((cl->profile_buf = malloc(n)) == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	snprintf(cl->profile_buf, n, "%s%s%s", dir,
+	         dir[strlen(dir) - 1] == '/' ? "" : "/", cl->profile);
+	cl->profile = cl->profile_buf;
+	return -1;
+}
+
+/* Parses the command line into cl; returns -1 to go on, or the exit
+ * status. */
+static int parse_cmdline(cmdline *cl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"fail-under", required_argument, NULL, 'F'},
@@ -392,260 +503,233 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *profile = NULL, *outname = NULL, *lcov = NULL, *json = NULL;
-	xp_tcov_map *maps = NULL;
-	size_t n_maps = 0, top_n = 10;
-	int all = 0, c, status = 2, fail_set = 0, missing = 0;
-	uint64_t fail_under = 0;
+	int c, st, to_stdout;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ahn:o:p:qVx:", longopts,
+	                        NULL)) != -1)
+		if ((st = option(cl, c, argc, argv)) >= 0)
+			return st;
+	cl->srcs = argv + optind;
+	cl->nsrcs = argc - optind;
+	if (!cl->profile)
+		return tool_usage_error(PROG, usage_text, "missing -x PROFILE");
+	if (cl->nsrcs < 1)
+		return tool_usage_error(PROG, usage_text,
+		                        "missing SOURCE_FILE operand");
+	to_stdout = (cl->outname && strcmp(cl->outname, "-") == 0) +
+	            (cl->lcov && strcmp(cl->lcov, "-") == 0) +
+	            (cl->json && strcmp(cl->json, "-") == 0);
+	if (to_stdout > 1)
+		return tool_usage_error(PROG, usage_text, "standard output can "
+		                        "be written only once");
+	return profile_dir(cl);
+}
+
+/* The listing of r (its source open as sf) into its own NAME.tcov;
+ * returns 0, -1 when it could not be written, -2 out of memory. */
+static int own_listing(const cmdline *cl, FILE *sf, report *r)
+{
+	const char *base = base_name(r->arg);
+	size_t nl = strlen(base) + 6, len = 0;
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, &len);
+	int ok;
+
+	if (!m || !(r->listing = malloc(nl))) {
+		if (m)
+			fclose(m);
+		free(buf);
+		return -2;
+	}
+	snprintf(r->listing, nl, "%s.tcov", base);
+	ok = listing(m, sf, r, cl->all, cl->top_n) == 0;
+	if (mem_close(m, &buf) != 0)
+		ok = 0;
+	if (ok && write_out(r->listing, buf, len) != 0)
+		ok = 0;
+	free(buf);
+	return ok ? 0 : -1;
+}
+
+/* Reports one source file into res; returns 0 (also when it was left
+ * out), -1 when a listing could not be written, -2 out of memory. */
+static int report_source(const cmdline *cl, const xp_tcov *cov,
+                         const xp_tcov_info *info, const char *src,
+                         results *res)
+{
+	report *r = &res->rs[res->nrs];
+	FILE *sf = fopen(src, "r");
+	struct stat st;
+	size_t fi;
+	int ret;
+
+	if (!sf) {
+		/* An error, not a warning: a gate over a file that is not
+		 * there must not pass. */
+		fprintf(stderr, "%s: %s: cannot open the source file: %s\n",
+		        PROG, src, strerror(errno));
+		res->missing = 1;
+		return 0;
+	}
+	fi = xp_tcov_find(cov, src, cl->maps, cl->n_maps);
+	if (fi == XP_TCOV_NONE) {
+		warn_file(src, "no coverage data for this file in %s",
+		          cl->profile);
+		fclose(sf);
+		return 0;
+	}
+	if (info->has_mtime && fstat(fileno(sf), &st) == 0 &&
+	    ((int64_t)st.st_mtim.tv_sec > info->mtime_sec ||
+	     ((int64_t)st.st_mtim.tv_sec == info->mtime_sec &&
+	      st.st_mtim.tv_nsec > info->mtime_nsec)))
+		warn_file(src, "the source file is newer than the profile "
+		          "data in %s; counts may not match its lines",
+		          cl->profile);
+	memset(r, 0, sizeof *r);
+	r->arg = src;
+	r->f = xp_tcov_file_at(cov, fi);
+	if (!(r->abs = realpath(src, NULL))) {
+		fclose(sf);
+		return -2;
+	}
+	res->nrs++;
+	if (cl->outname)
+		ret = listing(res->allmem, sf, r, cl->all, cl->top_n) == 0 ? 0
+		                                                            : -1;
+	else
+		ret = own_listing(cl, sf, r);
+	fclose(sf);
+	return ret;
+}
+
+/* Writes what one export (lcov or JSON) prints into path; returns 0, -1
+ * when it could not be written, -2 out of memory. */
+static int write_export(const cmdline *cl, const results *res,
+                        const char *path, int lcov)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int bad;
+
+	if (!m)
+		return -2;
+	if (lcov)
+		for (size_t i = 0; i < res->nrs; i++)
+			lcov_file(m, &res->rs[i]);
+	else
+		json_report(m, cl->profile, res->rs, res->nrs, cl->outname);
+	bad = mem_close(m, &buf) != 0 || write_out(path, buf, len) != 0;
+	free(buf);
+	return bad ? -1 : 0;
+}
+
+/* Writes -o's file and the exports; returns 0, -1 or -2 as above. */
+static int write_outputs(const cmdline *cl, results *res)
+{
+	int ret;
+
+	if (res->allmem) {
+		FILE *m = res->allmem;
+		res->allmem = NULL;
+		if (mem_close(m, &res->allbuf) != 0)
+			return -1;
+	}
+	if (res->nrs == 0) {
+		fprintf(stderr, "%s: no source file could be reported\n", PROG);
+		return -1;
+	}
+	if (cl->outname && write_out(cl->outname, res->allbuf,
+	                             res->alllen) != 0)
+		return -1;
+	if (cl->lcov && (ret = write_export(cl, res, cl->lcov, 1)) != 0)
+		return ret;
+	if (cl->json && (ret = write_export(cl, res, cl->json, 0)) != 0)
+		return ret;
+	return 0;
+}
+
+/* --fail-under: 1 (after saying so) when the line coverage of every
+ * reported file together is below the gate, 0 otherwise. */
+static int gate(const cmdline *cl, const results *res)
+{
+	uint64_t lf = 0, lh = 0, pct = cl->fail_under;
+	char b1[TOOL_FMTLEN];
+
+	for (size_t i = 0; i < res->nrs; i++) {
+		lf += res->rs[i].lf;
+		lh += res->rs[i].lh;
+	}
+	/* lh / lf < pct / 10000, exactly. */
+	if (lf == 0 ? pct == 0 : lh * 10000 >= pct * lf)
+		return 0;
+	fprintf(stderr, "%s: line coverage %s%% (%" PRIu64 " of %" PRIu64
+	        " lines) is below %" PRIu64 ".%02" PRIu64 "%%\n", PROG,
+	        fmt_pct(b1, lh, lf), lh, lf, pct / 100, pct % 100);
+	return 1;
+}
+
+/* Reads the profile and reports every source file; returns the exit
+ * status. */
+static int run(const cmdline *cl, results *res)
+{
+	xp_diags *d = xp_diags_new(0);
 	xp_tcov *cov = NULL;
 	xp_tcov_info info;
-	report *rs = NULL;
-	size_t nrs = 0;
-	char *allbuf = NULL;
-	size_t alllen = 0;
-	FILE *allmem = NULL;
-	xp_diags *d = NULL;
 	xp_err err;
+	int ret = -2, status = 2;
+
+	if (!d)
+		goto out;
+	err = xp_tcov_open(cl->profile, 1, &cov, &info, d);
+	tool_print_diags_q(PROG, d, err, cl->profile, quiet);
+	if (err) {
+		ret = -1;
+		goto out;
+	}
+	if (!(res->rs = calloc((size_t)cl->nsrcs, sizeof *res->rs)) ||
+	    (cl->outname &&
+	     !(res->allmem = open_memstream(&res->allbuf, &res->alllen))))
+		goto out;
+	for (int i = 0; i < cl->nsrcs; i++)
+		if ((ret = report_source(cl, cov, &info, cl->srcs[i], res)) != 0)
+			goto out;
+	if ((ret = write_outputs(cl, res)) != 0)
+		goto out;
+	status = cl->fail_set ? gate(cl, res) : 0;
+	if (res->missing)
+		status = 2;
+out:
+	if (ret == -2)
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+	xp_tcov_free(cov);
+	xp_diags_free(d);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	cmdline cl = { .top_n = 10 };
+	results res = { 0 };
+	int status;
 
 	tool_catch_sigbus(PROG);
-	maps = calloc((size_t)argc, sizeof *maps);
-	if (!maps) {
+	if (!(cl.maps = calloc((size_t)argc, sizeof *cl.maps))) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
 	}
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ahn:o:p:qVx:", longopts,
-	                        NULL)) != -1) {
-		int st;
-		char msg[160];
-
-		switch (c) {
-		case 'a':
-			all = 1;
-			break;
-		case 'F':
-			if (parse_pct(optarg, &fail_under) != 0) {
-				snprintf(msg, sizeof msg, "invalid percentage '%.100s' "
-				         "for --fail-under (0 to 100)", optarg);
-				status = tool_usage_error(PROG, usage_text, msg);
-				goto done;
-			}
-			fail_set = 1;
-			break;
-		case 'h':
-			status = tool_help(usage_text, options_text);
-			goto done;
-		case 'J':
-			json = optarg;
-			break;
-		case 'L':
-			lcov = optarg;
-			break;
-		case 'n':
-			if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
-			                            &top_n))) {
-				status = st;
-				goto done;
-			}
-			break;
-		case 'o':
-			outname = optarg;
-			break;
-		case 'p':
-			if (optind >= argc) {
-				status = tool_usage_error(PROG, usage_text,
-				                          "option -p needs two arguments");
-				goto done;
-			}
-			maps[n_maps].from = optarg;
-			maps[n_maps].to = argv[optind++];
-			n_maps++;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'V':
-			status = tool_version(PROG);
-			goto done;
-		case 'x':
-			profile = optarg;
-			break;
-		default:
-			status = tool_option_error(PROG, usage_text, c, optopt,
-			                           argv[optind - 1]);
-			goto done;
-		}
+	if ((status = parse_cmdline(&cl, argc, argv)) < 0)
+		status = run(&cl, &res);
+	if (res.allmem)
+		fclose(res.allmem);
+	free(res.allbuf);
+	for (size_t i = 0; i < res.nrs; i++) {
+		free(res.rs[i].abs);
+		free(res.rs[i].listing);
 	}
-	argc -= optind;
-	argv += optind;
-	if (!profile) {
-		status = tool_usage_error(PROG, usage_text,
-		                          "missing -x PROFILE");
-		goto done;
-	}
-	if (argc < 1) {
-		status = tool_usage_error(PROG, usage_text,
-		                          "missing SOURCE_FILE operand");
-		goto done;
-	}
-	{
-		int to_stdout = (outname && strcmp(outname, "-") == 0) +
-		                (lcov && strcmp(lcov, "-") == 0) +
-		                (json && strcmp(json, "-") == 0);
-		if (to_stdout > 1) {
-			status = tool_usage_error(PROG, usage_text,
-			                          "standard output can be written "
-			                          "only once");
-			goto done;
-		}
-	}
-
-	if (!(d = xp_diags_new(0)))
-		goto nomem;
-	err = xp_tcov_open(profile, 1, &cov, &info, d);
-	tool_print_diags_q(PROG, d, err, profile, quiet);
-	if (err)
-		goto done;
-
-	if (!(rs = calloc((size_t)argc, sizeof *rs)))
-		goto nomem;
-	if (outname && !(allmem = open_memstream(&allbuf, &alllen)))
-		goto nomem;
-	for (int i = 0; i < argc; i++) {
-		const char *src = argv[i];
-		report *r = &rs[nrs];
-		FILE *sf = fopen(src, "r");
-		struct stat st;
-
-		if (!sf) {
-			/* An error, not a warning: a gate over a file that
-			 * is not there must not pass. */
-			fprintf(stderr, "%s: %s: cannot open the source file: "
-			        "%s\n", PROG, src, strerror(errno));
-			missing = 1;
-			continue;
-		}
-		size_t fi = xp_tcov_find(cov, src, maps, n_maps);
-		if (fi == XP_TCOV_NONE) {
-			warn_file(src, "no coverage data for this file in %s", profile);
-			fclose(sf);
-			continue;
-		}
-		if (info.has_mtime && fstat(fileno(sf), &st) == 0 &&
-		    ((int64_t)st.st_mtim.tv_sec > info.mtime_sec ||
-		     ((int64_t)st.st_mtim.tv_sec == info.mtime_sec &&
-		      st.st_mtim.tv_nsec > info.mtime_nsec)))
-			warn_file(src, "the source file is newer than the profile "
-			          "data in %s; counts may not match its lines",
-			          profile);
-		memset(r, 0, sizeof *r);
-		r->arg = src;
-		r->f = xp_tcov_file_at(cov, fi);
-		r->abs = realpath(src, NULL);
-		if (!r->abs) {
-			fclose(sf);
-			goto nomem;
-		}
-		int ok;
-		if (outname) {
-			ok = listing(allmem, sf, r, all, top_n) == 0;
-		} else {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-			size_t nl = strlen(base_name(src)) + 6;
-			if (!m || !(r->listing = malloc(nl))) {
-				if (m)
-					fclose(m);
-				free(buf);
-				fclose(sf);
-				free(r->abs);
-				goto nomem;
-			}
-			snprintf(r->listing, nl, "%s.tcov", base_name(src));
-			ok = listing(m, sf, r, all, top_n) == 0;
-			if (mem_close(m, &buf) != 0)
-				ok = 0;
-			if (ok && write_out(r->listing, buf, len) != 0)
-				ok = 0;
-			free(buf);
-		}
-		fclose(sf);
-		nrs++;
-		if (!ok)
-			goto done;
-	}
-	if (allmem) {
-		FILE *m = allmem;
-		allmem = NULL;
-		if (mem_close(m, &allbuf) != 0)
-			goto done;
-	}
-	if (nrs == 0) {
-		fprintf(stderr, "%s: no source file could be reported\n", PROG);
-		goto done;
-	}
-	if (outname && write_out(outname, allbuf, alllen) != 0)
-		goto done;
-	if (lcov) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		if (!m)
-			goto nomem;
-		for (size_t i = 0; i < nrs; i++)
-			lcov_file(m, &rs[i]);
-		int bad = mem_close(m, &buf) != 0 || write_out(lcov, buf, len) != 0;
-		free(buf);
-		if (bad)
-			goto done;
-	}
-	if (json) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		if (!m)
-			goto nomem;
-		json_report(m, profile, rs, nrs, outname);
-		int bad = mem_close(m, &buf) != 0 || write_out(json, buf, len) != 0;
-		free(buf);
-		if (bad)
-			goto done;
-	}
-	status = 0;
-	if (fail_set) {
-		uint64_t lf = 0, lh = 0;
-		char b1[TOOL_FMTLEN];
-		for (size_t i = 0; i < nrs; i++) {
-			lf += rs[i].lf;
-			lh += rs[i].lh;
-		}
-		/* lh / lf < fail_under / 10000, exactly. */
-		if (lf == 0 ? fail_under > 0 : lh * 10000 < fail_under * lf) {
-			fprintf(stderr, "%s: line coverage %s%% (%" PRIu64 " of %"
-			        PRIu64 " lines) is below %" PRIu64 ".%02" PRIu64
-			        "%%\n", PROG, fmt_pct(b1, lh, lf), lh, lf,
-			        fail_under / 100, fail_under % 100);
-			status = 1;
-		}
-	}
-	if (missing)
-		status = 2;
-	goto done;
-nomem:
-	fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-	status = 2;
-done:
-	if (allmem)
-		fclose(allmem);
-	free(allbuf);
-	for (size_t i = 0; i < nrs; i++) {
-		free(rs[i].abs);
-		free(rs[i].listing);
-	}
-	free(rs);
-	xp_tcov_free(cov);
-	xp_diags_free(d);
-	free(maps);
+	free(res.rs);
+	free(cl.profile_buf);
+	free(cl.maps);
 	return status;
 }

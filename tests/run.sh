@@ -35,6 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd) || exit 2
 : "${XP_TEST_TIMEOUT:=300}"
 export SRCDIR XP_O XP_BUILD ATOB BTOA
 export MAKE XP_CC XP_CFLAGS XP_LDFLAGS XP_XCFLAGS XP_LIBS XP_SANITIZE
+# xprof_tcov looks for profiles below these (Sun's tcov environment).
+unset SUN_PROFDATA_DIR TCOVDIR
 
 cd "$SRCDIR" || exit 2
 mkdir -p "$XP_BUILD/tests" || exit 2

@@ -20,6 +20,9 @@
 
 set -u
 
+# xprof_tcov reads the profile below these when they are set.
+unset SUN_PROFDATA_DIR TCOVDIR
+
 : "${TCOV:?TCOV must name xprof_tcov}"
 : "${ATOB:?ATOB must name xprof_atob}"
 : "${BTOA:?BTOA must name xprof_btoa}"
