@@ -89,7 +89,7 @@ static void print_json(FILE *f, const show_opts *o, const xp_cpuprof *p,
 static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 {
 	const xp_cpuprof *p = xp_prof_model(pr);
-	xp_report_opts ro = { o->exe, o->lines };
+	xp_report_opts ro = { .exe = o->exe, .lines = o->lines };
 	xp_report *rep = NULL;
 	const xp_cpuprof_report *r;
 	xp_diags *d = xp_diags_new(0);

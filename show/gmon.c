@@ -388,7 +388,7 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 
 static int report(FILE *out, const xp_prof *p, const show_opts *o)
 {
-	xp_report_opts ro = { o->exe, 0 };
+	xp_report_opts ro = { .exe = o->exe, .call_graph = o->call_graph };
 	const xp_gmon_analysis *a;
 	xp_report *r = NULL;
 	xp_diags *d;

@@ -3,8 +3,9 @@
  * the format registry (xp_prof_report, lib/registry/prof.c): for a
  * gmon.out and a CPU profile of ../shared/realdata the report equals the
  * one the module's own function computes; a gmon.out without its
- * executable, and a format without a report of its own, are refused with
- * a diagnostic.
+ * executable, options of xp_report_opts that a format's real tool has no
+ * use for, and a format without a report of its own, are refused with a
+ * diagnostic.
  *
  * Environment: SRCDIR (the source tree; ../shared beside it).
  */
@@ -110,6 +111,59 @@ static void test_cpuprof(void)
 	xp_prof_free(pr);
 }
 
+/* xp_prof_report() with o refuses, with one diagnostic that says why. */
+static void refused(const xp_prof *pr, const xp_report_opts *o,
+                    const char *why)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+
+	CHECK(xp_prof_report(pr, o, "x", &r, d) == XP_E_INVAL && r == NULL);
+	CHECK(xp_diags_count(d) == 1 &&
+	      strstr(xp_diags_get(d, 0)->msg, why) != NULL);
+	xp_diags_free(d);
+}
+
+/* The options only mprof has: refused by gprof's and pprof's reports;
+ * gprof's takes call_graph. */
+static void test_refusals(void)
+{
+	char exe[4096];
+	xp_prof *g = open_ok(rd("gmon/callcounts.gmon.out"));
+	xp_prof *c = open_ok(rd("gperftools/fib.prof"));
+	xp_report_opts o = { 0 };
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+
+	snprintf(exe, sizeof exe, "%s", rd("gmon/callcounts_pg"));
+	if (g != NULL) {
+		o.exe = exe;
+		o.counts = 1;
+		refused(g, &o, "counts");
+		o.counts = 0;
+		o.stack_depth_given = 1;
+		refused(g, &o, "stack depth");
+		o.stack_depth_given = 0;
+		o.call_graph = 1;
+		CHECK(xp_prof_report(g, &o, "g", &r, d) == XP_E_OK);
+		xp_report_free(r);
+	}
+	if (c != NULL) {
+		memset(&o, 0, sizeof o);
+		o.call_graph = 1;
+		refused(c, &o, "call graph");
+		o.call_graph = 0;
+		o.counts = 1;
+		refused(c, &o, "counts");
+		o.counts = 0;
+		o.stack_depth_given = 1;
+		refused(c, &o, "stack depth");
+	}
+	xp_diags_free(d);
+	xp_prof_free(g);
+	xp_prof_free(c);
+}
+
 static void test_no_report(void)
 {
 	const char *src = getenv("SRCDIR");
@@ -134,6 +188,7 @@ int main(void)
 {
 	RUN(test_gmon);
 	RUN(test_cpuprof);
+	RUN(test_refusals);
 	RUN(test_no_report);
 	return unit_done();
 }
