@@ -701,7 +701,8 @@ xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
  * Options of a report; all zero gives the real tool's default report.
  * A format refuses (XP_E_INVAL, with a diagnostic) what its real tool
  * cannot do: a gmon.out report takes exe and call_graph, a CPU profile's
- * exe and lines.
+ * exe and lines, an mpatrol profile's every option (it has no use for
+ * exe, and ignores it).
  */
 typedef struct {
 	/* The executable the profile belongs to, or NULL (the module uses
