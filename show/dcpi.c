@@ -8,7 +8,8 @@
  * the report only ranks what that conversion gives.  Procedures and lines
  * are ranked by samples, descending, ties by name (file, then line)
  * ascending; percentages are of all the profile's samples, those outside
- * every function included.
+ * every function included.  --call-graph and --counts have no meaning
+ * here and are refused.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -130,6 +131,11 @@ static int report(FILE *f, const xp_prof *p, const show_opts *o)
 	if (o->call_graph) {
 		fprintf(stderr, "%s: %s: --call-graph has no meaning for a "
 		        "DCPI profile\n", o->prog, o->files[0]);
+		return 2;
+	}
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for a DCPI "
+		        "profile\n", o->prog, o->files[0]);
 		return 2;
 	}
 	if (o->exe == NULL && xp_dcpi_value(m, XP_DCPI_PATH, &v, &vn) != 0) {

@@ -16,7 +16,9 @@
  * Profiles of the other formats (gmon.out, CPU, DCPI, mpatrol) are summed
  * with xp_prof_merge() and handed to the format's own report
  * (show.h); a format without one is summarized through its conversion
- * to feedback.
+ * to feedback.  The options for those reports (-e, -L, --call-graph,
+ * --counts, --lines) are refused for feedback, and each report refuses
+ * those its format has no use for.
  *
  * Exit status: 0 on success, 2 on any trouble.
  */
@@ -44,7 +46,7 @@ static const show_report *const reports[] = {
 
 static const char usage_text[] =
 	"usage: " PROG " [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT]\n"
-	"       [--call-graph] [--lines] FILE...\n"
+	"       [--call-graph] [--counts] [--lines] FILE...\n"
 	"       " PROG " -h | -V\n";
 
 /* ------------------------------------------------------------------ */
@@ -395,6 +397,12 @@ static int show_foreign(const show_opts *o, xp_fb **fb)
 		xp_prof_free(p);
 		return 2;
 	}
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for %s\n",
+		        PROG, o->files[0], xp_format_a(xp_prof_format(p)));
+		xp_prof_free(p);
+		return 2;
+	}
 	if ((d = xp_diags_new(0)) == NULL) {
 		xp_prof_free(p);
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
@@ -443,6 +451,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'F'},
 		{"call-graph", no_argument, NULL, 'G'},
+		{"counts", no_argument, NULL, 'c'},
 		{"lines", no_argument, NULL, 'l'},
 		{"layout", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
@@ -451,7 +460,7 @@ int main(int argc, char **argv)
 	};
 	size_t top_n = 10;
 	int c, json = 0, status = 2, stdin_uses = 0, kind;
-	show_opts so = { PROG, NULL, 0, 10, 0, 0, 0, 0, NULL, NULL };
+	show_opts so = { .prog = PROG, .top_n = 10 };
 	xp_fb *fb = NULL;
 	xp_summary *s = NULL;
 	xp_err err;
@@ -466,6 +475,9 @@ int main(int argc, char **argv)
 			if ((st = tool_format_option(PROG, usage_text, optarg,
 			                             &json)))
 				return st;
+			break;
+		case 'c':
+			so.counts = 1;
 			break;
 		case 'e':
 			so.exe = optarg;
@@ -517,6 +529,10 @@ int main(int argc, char **argv)
 	} else if (so.exe || so.layout || so.call_graph || so.lines) {
 		fprintf(stderr, "%s: %s: -e, -L, --call-graph and --lines "
 		        "apply to gmon.out, CPU, DCPI and mpatrol profiles\n",
+		        PROG, argv[0]);
+		return 2;
+	} else if (so.counts) {
+		fprintf(stderr, "%s: %s: --counts applies to mpatrol profiles\n",
 		        PROG, argv[0]);
 		return 2;
 	} else if ((fb = load(argv, argc)) == NULL) {

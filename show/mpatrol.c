@@ -11,9 +11,9 @@
  * mpatrol module's report, xprof_mpatrol.h); this file only prints them.
  * Options map onto mprof's: --lines is mprof --addresses (call sites
  * within one function are told apart and shown as function+offset), -n N
- * is mprof --stack-depth N (0: whole stacks; default 1), --call-graph
- * is mprof --call-graph.  mprof --counts (the tables sorted by counts)
- * is the report's counts option (xp_report_opts).
+ * is mprof --stack-depth N (0: whole stacks; default 1), --counts is
+ * mprof --counts (the tables sorted by counts), --call-graph is mprof
+ * --call-graph.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -497,6 +497,7 @@ static int report(FILE *f, const xp_prof *p, const show_opts *so)
 {
 	xp_report_opts ro = {
 		.lines = so->lines,
+		.counts = so->counts,
 		.call_graph = so->call_graph,
 		.stack_depth_given = so->top_n_given,
 		.stack_depth = so->top_n,

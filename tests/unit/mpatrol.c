@@ -1,11 +1,12 @@
 /*
  * mpatrol.c - unit tests of the mpatrol module through the library:
- * mprof's report (xp_prof_report()) with mprof --counts, which
- * xprof_show has no option for, its bins, rows and totals compared with
- * the tables mprof printed for the real files; the model's accessors,
- * weighted merges, the conversion to feedback, and the robustness of
- * both readers and of the report on every prefix and on changed bytes of
- * real files (whatever the readers accept must be lossless).
+ * mprof's report (xp_prof_report()) with mprof --counts, its bins, rows
+ * and totals compared with the tables mprof printed for the real files
+ * (tests/mpatrol.sh compares xprof_show --counts with them whole); the
+ * model's accessors, weighted merges, the conversion to feedback, and
+ * the robustness of both readers and of the report on every prefix and
+ * on changed bytes of real files (whatever the readers accept must be
+ * lossless).
  *
  * Environment: SRCDIR (the source tree; the real files are in
  * $SRCDIR/../shared/realdata/mpatrol).
