@@ -225,12 +225,6 @@ $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests $(GEN_HDRS)
 	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/unit $(CFLAGS) $(LDFLAGS) \
 	    -o $@ $< $(LIB) $(XLIBS)
 
-# unit/mpatrol includes xprof_show's mpatrol report, which uses common/.
-$(B)/tests/mpatrol: tests/unit/mpatrol.c $(TOOL_OBJ) $(LIB) \
-                    | $(B)/tests $(GEN_HDRS)
-	$(CC) $(XCFLAGS) $(DEPFLAGS) -MF $@.d -Itests/unit -Icommon -Ishow \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(XLIBS)
-
 $(DCPIGEN): tests/dcpigen.c | $(B)/tests
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 

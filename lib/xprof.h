@@ -721,14 +721,32 @@ typedef struct {
 xp_err xp_prof_to_feedback(const xp_prof *p, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
 
-/* Options of a report; all zero gives the real tool's default report. */
+/*
+ * Options of a report; all zero gives the real tool's default report.
+ * A format refuses (XP_E_INVAL, with a diagnostic) what its real tool
+ * cannot do: a gmon.out report takes exe and call_graph, a CPU profile's
+ * and a DCPI profile's exe and lines, an mpatrol profile's every option
+ * (it has no use for exe, and ignores it).
+ */
 typedef struct {
 	/* The executable the profile belongs to, or NULL (the module uses
 	 * what the profile names, or addresses as names). */
 	const char *exe;
 	/* Per function and source line where the real tool has such a
-	 * report (google-pprof --lines). */
+	 * report (google-pprof --lines); mpatrol: call sites told apart by
+	 * address (mprof --addresses). */
 	int lines;
+	/* mpatrol: the tables sorted by counts instead of bytes (mprof
+	 * --counts). */
+	int counts;
+	/* The call graph too: gprof's (a gmon.out report always has it),
+	 * mprof's allocation call graph (mprof --call-graph). */
+	int call_graph;
+	/* mpatrol: when stack_depth_given, the depth of the call stacks
+	 * that tell leaks apart and are shown, 0 meaning whole stacks
+	 * (mprof --stack-depth); otherwise mprof's default, 1. */
+	int stack_depth_given;
+	uint64_t stack_depth;
 } xp_report_opts;
 
 /* What the real tool of a format reports on a profile: gprof's flat

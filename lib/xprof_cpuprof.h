@@ -96,8 +96,9 @@ xp_err xp_cpuprof_report_new(const xp_cpuprof *p,
                              xp_cpuprof_report **out, xp_diags *d);
 void xp_cpuprof_report_free(xp_cpuprof_report *r);
 /* xp_prof_report() of a CPU profile computes the same report (exe and
- * lines of xp_report_opts as exe and by_line here), and xp_report_model()
- * returns the xp_cpuprof_report. */
+ * lines of xp_report_opts as exe and by_line here; a call graph, an
+ * order by counts and a stack depth are not pprof --text's and are
+ * refused), and xp_report_model() returns the xp_cpuprof_report. */
 uint64_t xp_cpuprof_report_total(const xp_cpuprof_report *r);
 size_t xp_cpuprof_report_n(const xp_cpuprof_report *r);
 const xp_cpuprof_entry *xp_cpuprof_report_get(const xp_cpuprof_report *r,

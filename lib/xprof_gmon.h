@@ -181,8 +181,10 @@ xp_err xp_gmon_analyze(const xp_gmon *g, xp_sym *sym, const char *name,
                        xp_gmon_analysis **out, xp_diags *d);
 void xp_gmon_analysis_free(xp_gmon_analysis *a);
 /* xp_prof_report() of a gmon.out computes the same analysis with the
- * executable of xp_report_opts.exe (required; per-line reports are not
- * gprof's), and xp_report_model() returns the xp_gmon_analysis. */
+ * executable of xp_report_opts.exe (required; per-line reports, orders
+ * by counts and stack depths are not gprof's and are refused; the call
+ * graph is always there), and xp_report_model() returns the
+ * xp_gmon_analysis. */
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,8 @@
  *
  * Columns: flat samples, their share of the total, the running sum of
  * the flat shares, cumulative samples and their share, the name.  Every
- * entry is printed unless -n limits them.
+ * entry is printed unless -n limits them.  --call-graph and --counts are
+ * refused.
  */
 #include <inttypes.h>
 
@@ -89,7 +90,7 @@ static void print_json(FILE *f, const show_opts *o, const xp_cpuprof *p,
 static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 {
 	const xp_cpuprof *p = xp_prof_model(pr);
-	xp_report_opts ro = { o->exe, o->lines };
+	xp_report_opts ro = { .exe = o->exe, .lines = o->lines };
 	xp_report *rep = NULL;
 	const xp_cpuprof_report *r;
 	xp_diags *d = xp_diags_new(0);
@@ -98,6 +99,12 @@ static int report(FILE *f, const xp_prof *pr, const show_opts *o)
 
 	if (o->call_graph) {
 		fprintf(stderr, "%s: %s: --call-graph has no meaning for a CPU "
+		        "profile\n", o->prog, o->files[0]);
+		xp_diags_free(d);
+		return 2;
+	}
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for a CPU "
 		        "profile\n", o->prog, o->files[0]);
 		xp_diags_free(d);
 		return 2;

@@ -7,7 +7,8 @@
  * FILE) with xp_prof_report(), symbolized with the executable of -e or
  * the profile's path line; this file prints its first -n rows as text or
  * JSON.  Percentages are of all the profile's samples, those outside
- * every function included.
+ * every function included.  --call-graph and --counts have no meaning
+ * here and are refused.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static void print_value(FILE *f, const xp_dcpi *m, xp_dcpi_kind k, int json)
 static int report(FILE *f, const xp_prof *p, const show_opts *o)
 {
 	const xp_dcpi *m = xp_prof_model(p);
-	xp_report_opts ro = { o->exe, o->lines };
+	xp_report_opts ro = { .exe = o->exe, .lines = o->lines };
 	xp_report *rep = NULL;
 	const xp_dcpi_report *r;
 	xp_diags *d;
@@ -66,6 +67,11 @@ static int report(FILE *f, const xp_prof *p, const show_opts *o)
 	if (o->call_graph) {
 		fprintf(stderr, "%s: %s: --call-graph has no meaning for a "
 		        "DCPI profile\n", o->prog, o->files[0]);
+		return 2;
+	}
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for a DCPI "
+		        "profile\n", o->prog, o->files[0]);
 		return 2;
 	}
 	if ((d = xp_diags_new(0)) == NULL)

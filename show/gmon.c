@@ -4,7 +4,7 @@
  * `gprof -b` prints them, from the library's analysis (xp_prof_report();
  * the numbers are gprof's: see gmon(5)).  --format=json gives the same
  * numbers, in seconds and unrounded, for machines.  The executable (-e)
- * is needed.
+ * is needed; --lines and --counts are refused.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -388,12 +388,17 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 
 static int report(FILE *out, const xp_prof *p, const show_opts *o)
 {
-	xp_report_opts ro = { o->exe, 0 };
+	xp_report_opts ro = { .exe = o->exe, .call_graph = o->call_graph };
 	const xp_gmon_analysis *a;
 	xp_report *r = NULL;
 	xp_diags *d;
 	xp_err err;
 
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for a "
+		        "gmon.out\n", o->prog, o->files[0]);
+		return 2;
+	}
 	if (o->exe != NULL && o->lines) {
 		fprintf(stderr, "%s: %s: --lines has no meaning for a gmon.out "
 		        "(xprof_merge --feedback -e gives line counts)\n", o->prog,

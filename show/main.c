@@ -16,7 +16,9 @@
  * Profiles of the other formats (gmon.out, CPU, DCPI, mpatrol) are summed
  * with xp_prof_merge() and handed to the format's own report
  * (show.h); a format without one is summarized through its conversion
- * to feedback.
+ * to feedback.  The options for those reports (-e, -L, --call-graph,
+ * --counts, --lines) are refused for feedback, and each report refuses
+ * those its format has no use for.
  *
  * Exit status: 0 on success, 2 on any trouble.
  */
@@ -44,7 +46,7 @@ static const show_report *const reports[] = {
 
 static const char usage_text[] =
 	"usage: " PROG " [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT]\n"
-	"       [--call-graph] [--lines] FILE...\n"
+	"       [--call-graph] [--counts] [--lines] FILE...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
@@ -53,6 +55,7 @@ static const char options_text[] =
 	"  -e EXECUTABLE        the executable the profiles belong to\n"
 	"  -L, --layout=LAYOUT  the layout of binary profiles, when not recorded\n"
 	"  --call-graph         gmon.out, mpatrol: add the call graph\n"
+	"  --counts             mpatrol: sort the tables by counts, not bytes\n"
 	"  --lines              CPU and DCPI profiles: per source line; mpatrol:\n"
 	"                       call sites by address\n"
 	"  -h, --help           print this help and exit\n"
@@ -285,35 +288,72 @@ static void print_json(FILE *f, char **files, int nfiles, const xp_summary *s)
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Opens one file, or sums several with the merger; NULL after printing
- * what went wrong. */
-static xp_fb *load(char **files, int nfiles)
+/*
+ * Opens files[i], recognising its format once, and checks that it is of
+ * the first file's kind (feedback, or mod0's foreign format; for i == 0
+ * that kind is set).  Returns NULL after printing what is wrong.
+ */
+static xp_input *open_input(char **files, int i, const char **mod0)
 {
 	xp_diags *d = xp_diags_new(0);
+	xp_input *in = NULL;
+	xp_err err = d != NULL ? xp_input_open(files[i], &in, d) : XP_E_NOMEM;
+	const char *mod;
+
+	tool_print_diags(PROG, d, err, files[i]);
+	xp_diags_free(d);
+	if (err != XP_E_OK)
+		return NULL;
+	mod = xp_format_module(xp_input_format(in));
+	if (i == 0) {
+		*mod0 = mod;
+	} else if (mod == NULL || *mod0 == NULL ? mod != *mod0
+	                                        : strcmp(mod, *mod0) != 0) {
+		fprintf(stderr, "%s: %s: %s cannot be summed with the first "
+		        "file's format\n", PROG, files[i],
+		        xp_format_a(xp_input_format(in)));
+		xp_input_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+/* Reads the feedback of files (the first opened as first, which this
+ * frees), summing several with the merger; NULL after printing what went
+ * wrong. */
+static xp_fb *load(char **files, int nfiles, xp_input *first)
+{
+	xp_diags *d = NULL;
 	xp_merger *m = NULL;
 	xp_fb *fb = NULL, *out = NULL;
 	xp_merge_opts mo;
+	const char *mod0 = NULL;
 	xp_err err;
 
-	if (d == NULL)
-		goto nomem;
-	if (nfiles == 1) {
-		err = xp_open_any(files[0], &fb, d);
-		tool_print_diags(PROG, d, err, files[0]);
-		xp_diags_free(d);
-		return err == XP_E_OK ? fb : NULL;
-	}
 	memset(&mo, 0, sizeof mo);
 	mo.mode = XP_MERGE_SUM;
 	mo.mismatch = XP_MISMATCH_WARN;
 	mo.scale = 1;
-	if ((m = xp_merger_new(&mo)) == NULL)
+	if (nfiles > 1 && (m = xp_merger_new(&mo)) == NULL)
 		goto nomem;
 	for (int i = 0; i < nfiles; i++) {
+		xp_input *in = i == 0 ? first : open_input(files, i, &mod0);
+
+		first = NULL;
+		if (in == NULL)
+			goto fail;
 		xp_diags_free(d);
-		if ((d = xp_diags_new(0)) == NULL)
+		if ((d = xp_diags_new(0)) == NULL) {
+			xp_input_free(in);
 			goto nomem;
-		err = xp_open_any(files[i], &fb, d);
+		}
+		err = xp_input_feedback(in, &fb, d);
+		xp_input_free(in);
+		if (err == XP_E_OK && m == NULL) {
+			tool_print_diags(PROG, d, err, files[0]);
+			xp_diags_free(d);
+			return fb;
+		}
 		if (err == XP_E_OK)
 			err = xp_merger_add(m, fb, 1.0, files[i], d);
 		xp_fb_free(fb);
@@ -335,32 +375,40 @@ static xp_fb *load(char **files, int nfiles)
 nomem:
 	fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 fail:
+	xp_input_free(first);
 	xp_merger_free(m);
 	xp_diags_free(d);
 	return NULL;
 }
 
 /*
- * Opens every file as a profile of the foreign format f and sums them.
- * Returns NULL after printing what went wrong.
+ * Reads every file as a profile of the first one's foreign format (the
+ * first opened as first, which this frees) and sums them.  Returns NULL
+ * after printing what went wrong.
  */
-static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o)
+static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o,
+                             xp_input *first, const char *mod0)
 {
 	xp_load_opts lo = { o->exe, o->layout };
 	xp_prof *acc = NULL;
 
 	for (int i = 0; i < nfiles; i++) {
+		xp_input *in = i == 0 ? first : open_input(files, i, &mod0);
 		xp_diags *d = xp_diags_new(0);
 		xp_prof *p = NULL;
 		xp_err err;
 
-		if (d == NULL) {
-			fprintf(stderr, "%s: %s\n", PROG,
-			        xp_strerror(XP_E_NOMEM));
+		if (in == NULL || d == NULL) {
+			if (in != NULL)
+				fprintf(stderr, "%s: %s\n", PROG,
+				        xp_strerror(XP_E_NOMEM));
+			xp_input_free(in);
+			xp_diags_free(d);
 			xp_prof_free(acc);
 			return NULL;
 		}
-		err = xp_prof_open(files[i], &lo, &p, d);
+		err = xp_prof_open_input(in, &lo, &p, d);
+		xp_input_free(in);
 		if (err == XP_E_OK && nfiles == 1) {
 			acc = p;
 			p = NULL;
@@ -383,9 +431,10 @@ static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o)
  * its conversion (*fb, for main to print).  Returns -1 when main is to
  * print *fb, otherwise the exit status.
  */
-static int show_foreign(const show_opts *o, xp_fb **fb)
+static int show_foreign(const show_opts *o, xp_input *first,
+                        const char *mod0, xp_fb **fb)
 {
-	xp_prof *p = load_foreign(o->files, o->nfiles, o);
+	xp_prof *p = load_foreign(o->files, o->nfiles, o, first, mod0);
 	xp_conv_opts co = { o->exe };
 	xp_diags *d;
 	xp_err err;
@@ -406,6 +455,12 @@ static int show_foreign(const show_opts *o, xp_fb **fb)
 		xp_prof_free(p);
 		return 2;
 	}
+	if (o->counts) {
+		fprintf(stderr, "%s: %s: --counts has no meaning for %s\n",
+		        PROG, o->files[0], xp_format_a(xp_prof_format(p)));
+		xp_prof_free(p);
+		return 2;
+	}
 	if ((d = xp_diags_new(0)) == NULL) {
 		xp_prof_free(p);
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
@@ -418,42 +473,12 @@ static int show_foreign(const show_opts *o, xp_fb **fb)
 	return err == XP_E_OK ? -1 : 2;
 }
 
-/* The format of every file; 0 when they are all feedback, 1 when they
- * are all one foreign format, -1 after printing what is wrong. */
-static int classify(char **files, int nfiles)
-{
-	const char *mod0 = NULL;
-
-	for (int i = 0; i < nfiles; i++) {
-		xp_diags *d = xp_diags_new(0);
-		xp_format f = XP_FMT_UNKNOWN;
-		xp_err err = d != NULL ? xp_format_probe(files[i], &f, d)
-		                       : XP_E_NOMEM;
-		const char *mod;
-
-		tool_print_diags(PROG, d, err, files[i]);
-		xp_diags_free(d);
-		if (err != XP_E_OK)
-			return -1;
-		mod = xp_format_module(f);
-		if (i > 0 && (mod == NULL || mod0 == NULL ? mod != mod0
-		                                          : strcmp(mod, mod0) != 0)) {
-			fprintf(stderr, "%s: %s: %s cannot be summed with "
-			        "the first file's format\n", PROG, files[i],
-			        xp_format_a(f));
-			return -1;
-		}
-		if (i == 0)
-			mod0 = mod;
-	}
-	return mod0 != NULL;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'F'},
 		{"call-graph", no_argument, NULL, 'G'},
+		{"counts", no_argument, NULL, 'c'},
 		{"lines", no_argument, NULL, 'l'},
 		{"layout", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
@@ -461,8 +486,10 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	size_t top_n = 10;
-	int c, json = 0, status = 2, stdin_uses = 0, kind;
-	show_opts so = { PROG, NULL, 0, 10, 0, 0, 0, 0, NULL, NULL };
+	int c, json = 0, status = 2, stdin_uses = 0;
+	const char *mod0 = NULL;
+	xp_input *first;
+	show_opts so = { .prog = PROG, .top_n = 10 };
 	xp_fb *fb = NULL;
 	xp_summary *s = NULL;
 	xp_err err;
@@ -477,6 +504,9 @@ int main(int argc, char **argv)
 			if ((st = tool_format_option(PROG, usage_text, optarg,
 			                             &json)))
 				return st;
+			break;
+		case 'c':
+			so.counts = 1;
 			break;
 		case 'e':
 			so.exe = optarg;
@@ -519,18 +549,24 @@ int main(int argc, char **argv)
 	so.nfiles = argc;
 	so.top_n = top_n;
 	so.json = json;
-	if ((kind = classify(argv, argc)) < 0)
+	if ((first = open_input(argv, 0, &mod0)) == NULL)
 		return 2;
-	if (kind == 1) {
-		int st = show_foreign(&so, &fb);
+	if (mod0 != NULL) {
+		int st = show_foreign(&so, first, mod0, &fb);
 		if (st >= 0)
 			return st == 0 && tool_flush_stdout(PROG) != 0 ? 2 : st;
 	} else if (so.exe || so.layout || so.call_graph || so.lines) {
 		fprintf(stderr, "%s: %s: -e, -L, --call-graph and --lines "
 		        "apply to gmon.out, CPU, DCPI and mpatrol profiles\n",
 		        PROG, argv[0]);
+		xp_input_free(first);
 		return 2;
-	} else if ((fb = load(argv, argc)) == NULL) {
+	} else if (so.counts) {
+		fprintf(stderr, "%s: %s: --counts applies to mpatrol profiles\n",
+		        PROG, argv[0]);
+		xp_input_free(first);
+		return 2;
+	} else if ((fb = load(argv, argc, first)) == NULL) {
 		return 2;
 	}
 	err = xp_summary_new(fb, top_n, &s);

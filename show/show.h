@@ -22,6 +22,7 @@ typedef struct {
 	int json;               /* --format=json */
 	int call_graph;         /* --call-graph */
 	int lines;              /* --lines */
+	int counts;             /* --counts */
 	const char *exe;        /* -e EXECUTABLE, or NULL */
 	const char *layout;     /* -L LAYOUT, or NULL */
 } show_opts;

@@ -3,8 +3,9 @@
 #  - every real file of ../shared/realdata/mpatrol goes to text and back to
 #    the same bytes, and its text back to the same text;
 #  - xprof_show prints exactly what mprof printed for it: the default
-#    tables, --call-graph (mprof -v) and --lines --call-graph -n 0 (mprof
-#    -a -v -n0); mprof -c is checked by unit/mpatrol;
+#    tables, --call-graph (mprof -v), --lines --call-graph -n 0 (mprof
+#    -a -v -n0) and --counts (mprof -c; unit/mpatrol checks the same
+#    rows through the library);
 #  - the JSON report of test.out (tests/mpatrol/test.json);
 #  - merges: a run summed with itself, with a copy whose call sites are
 #    renumbered and whose program moved (matched by symbol path, so the
@@ -85,6 +86,9 @@ for f in test.out cc1.out mptest1.mpatrol.out; do
 	    2>"$work/err"
 	check "mpatrol-show-lines-depth0-$n" \
 	    "$REAL/$n.mprof-a-v-n0.expected.txt" "$work/$n.show-avn"
+	"$SHOW" --counts "$REAL/$f" > "$work/$n.show-c" 2>"$work/err"
+	check "mpatrol-show-counts-$n" "$REAL/$n.mprof-c.expected.txt" \
+	    "$work/$n.show-c"
 done
 # The text form gives the same report.
 "$SHOW" --call-graph "$work/cc1.text" > "$work/cc1.show-text" 2>"$work/err"

@@ -29,6 +29,10 @@
  *  5. Each chain is turned into function names (addresses above
  *     0x7fffffffffffffff skipped), each name counted once per chain: the
  *     first gets the flat samples, all get the cumulative ones.
+ *
+ * The module's report entry (xp_cp_report, for xp_prof_report())
+ * refuses the options of xp_report_opts that pprof --text has no use
+ * for.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -834,8 +838,17 @@ xp_err xp_cp_report(const void *m, const xp_report_opts *o, const char *name,
 	xp_cpuprof_report *r = NULL;
 	xp_err err;
 
-	(void)name;
+	*handle = NULL;
 	*model = NULL;
+	if (o->call_graph)
+		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
+		                    "CPU profile has no call graph");
+	if (o->counts)
+		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
+		                    "CPU profile has no order by counts");
+	if (o->stack_depth_given)
+		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
+		                    "CPU profile has no stack depth");
 	err = xp_cpuprof_report_new(m, &ro, &r, d);
 	*handle = r;
 	*model = r;

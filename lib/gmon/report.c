@@ -20,6 +20,9 @@
  *  - the call graph: depth-first numbering, cycles glommed as gprof
  *    does, print flags and propagation fractions top down, times bottom
  *    up, then the orders of cg_print.
+ *
+ * The module's report entry (xp_gmon_report, for xp_prof_report())
+ * refuses the options of xp_report_opts that gprof has no use for.
  */
 #include "gmon/gmon.h"
 
@@ -1051,6 +1054,12 @@ xp_err xp_gmon_report(const void *m, const xp_report_opts *o,
 	if (o->lines)
 		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
 		                    "gmon.out has no lines");
+	if (o->counts)
+		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
+		                    "gmon.out has no order by counts");
+	if (o->stack_depth_given)
+		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
+		                    "gmon.out has no stack depth");
 	if ((r = calloc(1, sizeof *r)) == NULL)
 		return XP_E_NOMEM;
 	if ((err = xp_sym_open(o->exe, &r->sym, d)) != XP_E_OK ||

@@ -1,7 +1,8 @@
 /*
  * mpatrol/module.c - the module of mpatrol allocation profiles: recognising,
  * reading and writing the binary MPTL file, the checks every model
- * passes, and the model's accessors (xprof_mpatrol.h).
+ * passes, and the model's accessors (xprof_mpatrol.h); its report is
+ * report.c's.
  *
  * The format (specs/mpatrol-profile.txt, mpatrol(5)): the magic "MPTL";
  * an unsigned integer 1 that tells the byte order; the library's version;
@@ -801,5 +802,7 @@ const xp_module xp_module_mpatrol = {
 	.write_text = xp_mp_write_text,
 	.merge = xp_mp_merge,
 	.to_feedback = xp_mp_to_feedback,
+	.report = xp_mp_report,
+	.report_free = xp_mp_report_free,
 	.free = xp_mp_free_v,
 };

@@ -1,10 +1,11 @@
 /*
  * mpatrol/mpatrol.h - what the files of the mpatrol module share: layouts,
- * the checks every loaded model passes, the text form, merging and the
- * conversion to feedback.  mpatrol(5) documents the format.  The module's
- * files: module.c (the module, recognition, the binary form, the checks,
- * the accessors), text.c (the text form), merge.c, feedback.c (the
- * conversion to feedback).
+ * the checks every loaded model passes, the text form, merging, the
+ * conversion to feedback and mprof's report.  mpatrol(5) documents the
+ * format.  The module's files: module.c (the module, recognition, the
+ * binary form, the checks, the accessors), text.c (the text form),
+ * merge.c, feedback.c (the conversion to feedback), report.c (mprof's
+ * report).
  */
 #ifndef XP_MPATROL_IMPL_H
 #define XP_MPATROL_IMPL_H
@@ -64,5 +65,10 @@ xp_err xp_mp_merge(void **acc, const void *in, double weight,
                 xp_diags *d);
 xp_err xp_mp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
+
+/* The module's report entry (report.c): mprof's tables. */
+xp_err xp_mp_report(const void *m, const xp_report_opts *o, const char *name,
+                    void **handle, const void **model, xp_diags *d);
+void xp_mp_report_free(void *handle);
 
 #endif

@@ -1,11 +1,13 @@
 /*
  * report.c - unit tests of the reports behind xprof_show, reached through
  * the format registry (xp_prof_report, lib/registry/prof.c): for a
- * gmon.out and a CPU profile of ../shared/realdata the report equals the
- * one the module's own function computes; a DCPI profile laid over the
- * code of one of its executables ranks the procedures that the symbol
- * table gives; a gmon.out, and a DCPI profile without a path line,
- * are refused with a diagnostic when they have no executable.
+ * gmon.out, a CPU profile and an mpatrol profile of ../shared/realdata
+ * the report equals the one the module's own function computes; a DCPI
+ * profile laid over the code of one of its executables ranks the
+ * procedures that the symbol table gives; a gmon.out, and a DCPI profile
+ * without a path line, are refused with a diagnostic when they have no
+ * executable, and so are options of xp_report_opts that a format's real
+ * tool has no use for.
  *
  * Environment: SRCDIR (the source tree; ../shared beside it).
  */
@@ -16,6 +18,7 @@
 #include "xprof_cpuprof.h"
 #include "xprof_dcpi.h"
 #include "xprof_gmon.h"
+#include "xprof_mpatrol.h"
 
 static char path[4096];
 
@@ -112,6 +115,125 @@ static void test_cpuprof(void)
 	xp_prof_free(pr);
 }
 
+/* xp_prof_report() with o refuses, with one diagnostic that says why. */
+static void refused(const xp_prof *pr, const xp_report_opts *o,
+                    const char *why)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+
+	CHECK(xp_prof_report(pr, o, "x", &r, d) == XP_E_INVAL && r == NULL);
+	CHECK(xp_diags_count(d) == 1 &&
+	      strstr(xp_diags_get(d, 0)->msg, why) != NULL);
+	xp_diags_free(d);
+}
+
+/* The options only mprof has: refused by gprof's and pprof's reports;
+ * gprof's takes call_graph. */
+static void test_refusals(void)
+{
+	char exe[4096];
+	xp_prof *g = open_ok(rd("gmon/callcounts.gmon.out"));
+	xp_prof *c = open_ok(rd("gperftools/fib.prof"));
+	xp_report_opts o = { 0 };
+	xp_diags *d = xp_diags_new(0);
+	xp_report *r = NULL;
+
+	snprintf(exe, sizeof exe, "%s", rd("gmon/callcounts_pg"));
+	if (g != NULL) {
+		o.exe = exe;
+		o.counts = 1;
+		refused(g, &o, "counts");
+		o.counts = 0;
+		o.stack_depth_given = 1;
+		refused(g, &o, "stack depth");
+		o.stack_depth_given = 0;
+		o.call_graph = 1;
+		CHECK(xp_prof_report(g, &o, "g", &r, d) == XP_E_OK);
+		xp_report_free(r);
+	}
+	if (c != NULL) {
+		memset(&o, 0, sizeof o);
+		o.call_graph = 1;
+		refused(c, &o, "call graph");
+		o.call_graph = 0;
+		o.counts = 1;
+		refused(c, &o, "counts");
+		o.counts = 0;
+		o.stack_depth_given = 1;
+		refused(c, &o, "stack depth");
+	}
+	xp_diags_free(d);
+	xp_prof_free(g);
+	xp_prof_free(c);
+}
+
+static void same_sums(const xp_mpatrol_sums *a, const xp_mpatrol_sums *b)
+{
+	CHECK(memcmp(a, b, sizeof *a) == 0);
+}
+
+/* mprof's report through the registry, with every option of mprof's,
+ * equals the module's own. */
+static void test_mpatrol(void)
+{
+	xp_prof *pr = open_ok(rd("mpatrol/cc1.out"));
+	xp_report_opts o = { .lines = 1, .counts = 1, .call_graph = 1,
+	                     .stack_depth_given = 1, .stack_depth = 0 };
+	xp_mpatrol_report_opts mo = { .addresses = 1, .counts = 1,
+	                              .call_graph = 1, .stack_depth_given = 1,
+	                              .stack_depth = 0 };
+	xp_diags *d = xp_diags_new(0);
+	xp_mpatrol_report *m = NULL;
+	xp_report *r = NULL;
+
+	if (pr == NULL)
+		return;
+	CHECK(xp_prof_report(pr, &o, "m", &r, d) == XP_E_OK);
+	CHECK(xp_mpatrol_report_new(xp_prof_model(pr), &mo, &m, d) == XP_E_OK);
+	if (r != NULL && m != NULL) {
+		const xp_mpatrol_report *b = xp_report_model(r);
+
+		CHECK(xp_report_format(r) == XP_FMT_MPATROL);
+		CHECK_EQ_U64(xp_mpatrol_report_stack_depth(b), 0);
+		CHECK_EQ(xp_mpatrol_report_nleaks(b),
+		         xp_mpatrol_report_nleaks(m));
+		for (size_t i = 0; i < xp_mpatrol_report_nleaks(m); i++) {
+			const xp_mpatrol_leak *x = xp_mpatrol_report_leak(b, i);
+			const xp_mpatrol_leak *y = xp_mpatrol_report_leak(m, i);
+			CHECK_EQ(x->depth, y->depth);
+			CHECK_EQ_U64(x->key, y->key);
+			CHECK_STR(x->stack[x->depth - 1],
+			          y->stack[y->depth - 1]);
+			same_sums(&x->sums, &y->sums);
+		}
+		CHECK(xp_mpatrol_report_nvertices(m) > 0);
+		CHECK_EQ(xp_mpatrol_report_nvertices(b),
+		         xp_mpatrol_report_nvertices(m));
+		for (size_t i = 0; i < xp_mpatrol_report_nvertices(m); i++)
+			CHECK_STR(xp_mpatrol_report_vertex(b, i)->function,
+			          xp_mpatrol_report_vertex(m, i)->function);
+		CHECK_EQ(xp_mpatrol_report_nedges(b),
+		         xp_mpatrol_report_nedges(m));
+		for (size_t i = 0; i < xp_mpatrol_report_nedges(m); i++)
+			same_sums(&xp_mpatrol_report_edge(b, i)->sums,
+			          &xp_mpatrol_report_edge(m, i)->sums);
+	}
+	/* A report outlives the profile it was made from. */
+	xp_prof_free(pr);
+	if (r != NULL) {
+		const xp_mpatrol_report *b = xp_report_model(r);
+		CHECK(xp_mpatrol_report_ndirect(b) > 0 &&
+		      strlen(xp_mpatrol_report_direct(b, 0)->function) > 0);
+		CHECK(xp_mpatrol_report_direct(b, xp_mpatrol_report_ndirect(b))
+		      == NULL);
+	}
+	xp_mpatrol_report_free(m);
+	xp_mpatrol_report_free(NULL);
+	xp_report_free(r);
+	xp_diags_free(d);
+}
+
 /* A DCPI text over the first n words of callcounts_pg's code, sampled
  * every 16 bytes with counts 1..7, for the report to rank. */
 static char *dcpi_text(uint64_t tstart, uint64_t tsize, size_t n)
@@ -169,6 +291,12 @@ static void test_dcpi(void)
 	      strstr(xp_diags_get(d, 0)->msg, "needs its image") != NULL);
 	o.exe = exebuf;
 	o.lines = 1;
+	o.call_graph = 1;
+	refused(pr, &o, "call graph");
+	o.call_graph = 0;
+	o.counts = 1;
+	refused(pr, &o, "counts");
+	o.counts = 0;
 	CHECK(xp_prof_report(pr, &o, "d", &r, d) == XP_E_OK);
 	if (r != NULL) {
 		const xp_dcpi_report *dr = xp_report_model(r);
@@ -209,6 +337,8 @@ int main(void)
 {
 	RUN(test_gmon);
 	RUN(test_cpuprof);
+	RUN(test_refusals);
+	RUN(test_mpatrol);
 	RUN(test_dcpi);
 	return unit_done();
 }
