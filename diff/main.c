@@ -252,16 +252,14 @@ static int print_one_sided(const report *r, int side_a)
 	return t.failed ? -1 : 0;
 }
 
-static int print_text(const report *r)
+/* The head of the text report: names, result, overlap, sums, counts. */
+static void print_head(const report *r)
 {
 	const xp_cmp *c = r->c;
 	const xp_cmp_entry *tot = xp_cmp_total(c);
-	counts k;
-	tool_table t;
-	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
-	char list[256];
-	size_t rows;
+	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN];
 	FILE *f = r->f;
+	counts k;
 
 	count_entries(c, &k);
 	fprintf(f, "A: %s\nB: %s\n", r->name_a, r->name_b);
@@ -279,44 +277,55 @@ static int print_text(const report *r)
 	fprintf(f, "counters: %" PRIu64 " in both (%" PRIu64 " differ), %"
 	        PRIu64 " only in A, %" PRIu64 " only in B\n", tot->n_matched,
 	        tot->n_differ, k.ct_only_a, k.ct_only_b);
+}
 
-	/* Object files. */
-	if (xp_cmp_n_objfiles(c) > 0) {
-		fprintf(f, "\nObject files:\n");
-		tool_tab_init(&t, 5, 1);
-		tool_tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
-		                                  "change", "object file"});
-		for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
-			const xp_cmp_entry *e = xp_cmp_objfile(c, i);
-			char *name = malloc(strlen(e->objfile) + 16);
+/* The object files table.  Returns -1 out of memory. */
+static int print_objfiles(const report *r)
+{
+	const xp_cmp *c = r->c;
+	char b1[FMTLEN], b2[FMTLEN], b3[FMTLEN], b4[FMTLEN];
+	tool_table t;
 
-			if (name == NULL) {
-				tool_tab_free(&t);
-				return -1;
-			}
-			sprintf(name, "%s%s%s", e->objfile,
-			        e->in_a && e->in_b ? "" : " ", one_side(e));
-			tool_tab_row(&t, (const char *const[]){
-				fmt_overlap(b1, e->overlap),
-				e->in_a ? tool_fmt_u64(b2, e->sum_a) : "-",
-				e->in_b ? tool_fmt_u64(b3, e->sum_b) : "-",
-				fmt_change(b4, e->sum_a, e->sum_b), name});
-			free(name);
-		}
-		tool_tab_print(&t, f);
-		tool_tab_free(&t);
-		if (t.failed)
+	if (xp_cmp_n_objfiles(c) == 0)
+		return 0;
+	fprintf(r->f, "\nObject files:\n");
+	tool_tab_init(&t, 5, 1);
+	tool_tab_row(&t, (const char *const[]){"overlap", "sum A", "sum B",
+	                                  "change", "object file"});
+	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
+		char *name = malloc(strlen(e->objfile) + 16);
+
+		if (name == NULL) {
+			tool_tab_free(&t);
 			return -1;
+		}
+		sprintf(name, "%s%s%s", e->objfile,
+		        e->in_a && e->in_b ? "" : " ", one_side(e));
+		tool_tab_row(&t, (const char *const[]){
+			fmt_overlap(b1, e->overlap),
+			e->in_a ? tool_fmt_u64(b2, e->sum_a) : "-",
+			e->in_b ? tool_fmt_u64(b3, e->sum_b) : "-",
+			fmt_change(b4, e->sum_a, e->sum_b), name});
+		free(name);
 	}
+	tool_tab_print(&t, r->f);
+	tool_tab_free(&t);
+	return t.failed ? -1 : 0;
+}
 
-	if (print_one_sided(r, 1) != 0 || print_one_sided(r, 0) != 0)
-		return -1;
+/* Object files and procedures whose signatures differ.  Returns -1 out
+ * of memory. */
+static int print_signatures(const report *r)
+{
+	const xp_cmp *c = r->c;
+	char b1[FMTLEN], b2[FMTLEN];
+	tool_table t;
+	size_t rows = 0;
 
-	/* Signature changes. */
 	tool_tab_init(&t, 4, 2);
 	tool_tab_row(&t, (const char *const[]){"signature A", "signature B",
 	                                  "object file", "procedure"});
-	rows = 0;
 	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
 		if (!(e->in_a && e->in_b && e->sig_a != e->sig_b))
@@ -336,24 +345,32 @@ static int print_text(const report *r)
 		rows++;
 	}
 	if (rows > 0) {
-		fprintf(f, "\nSignature changes:\n");
-		tool_tab_print(&t, f);
+		fprintf(r->f, "\nSignature changes:\n");
+		tool_tab_print(&t, r->f);
 	}
 	tool_tab_free(&t);
-	if (t.failed)
-		return -1;
+	return t.failed ? -1 : 0;
+}
 
-	if (print_top(r, XP_RANK_ABSOLUTE, "Largest absolute changes") != 0 ||
-	    print_top(r, XP_RANK_RELATIVE, "Largest relative changes") != 0 ||
-	    print_top(r, XP_RANK_OVERLAP, "Lowest overlaps") != 0)
-		return -1;
+/* "Other differences:" before the first of them. */
+static void other_heading(const report *r, size_t *rows)
+{
+	if ((*rows)++ == 0)
+		fprintf(r->f, "\nOther differences:\n");
+}
 
-	/* Everything else that makes the profiles differ. */
-	rows = 0;
+/* Everything else that makes the profiles differ: the notes, then the
+ * object files' and procedures' own fields. */
+static void print_others(const report *r)
+{
+	const xp_cmp *c = r->c;
+	FILE *f = r->f;
+	char list[256];
+	size_t rows = 0;
+
 	for (size_t i = 0; i < xp_cmp_n_notes(c); i++) {
 		const xp_cmp_note *n = xp_cmp_get_note(c, i);
-		if (rows++ == 0)
-			fprintf(f, "\nOther differences:\n");
+		other_heading(r, &rows);
 		switch (n->kind) {
 		case XP_CMP_NOTE_TYPE:
 			fprintf(f, "  data type: A %s, B %s\n",
@@ -387,8 +404,7 @@ static int print_text(const report *r)
 		if (!(e->in_a && e->in_b) || own == 0)
 			continue;
 		diff_list(list, sizeof list, own);
-		if (rows++ == 0)
-			fprintf(f, "\nOther differences:\n");
+		other_heading(r, &rows);
 		fprintf(f, "  object file %s: %s\n", e->objfile, list);
 	}
 	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
@@ -398,51 +414,67 @@ static int print_text(const report *r)
 		if (other == 0)
 			continue;
 		diff_list(list, sizeof list, other);
-		if (rows++ == 0)
-			fprintf(f, "\nOther differences:\n");
+		other_heading(r, &rows);
 		fprintf(f, "  procedure %s in %s: %s\n", e->name, e->objfile,
 		        list);
 	}
+}
 
-	if (r->verbose) {
-		tool_tab_init(&t, 6, 2);
-		tool_tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
-		                                  "object file", "procedure"});
-		rows = 0;
-		for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
-			const xp_cmp_entry *e = xp_cmp_proc(c, i);
-			xp_cmp_counter *v;
-			size_t n;
+/* -v: every differing counter.  Returns -1 out of memory. */
+static int print_counters(const report *r)
+{
+	const xp_cmp *c = r->c;
+	char b0[FMTLEN], b1[FMTLEN], b2[FMTLEN], b3[FMTLEN];
+	tool_table t;
+	size_t rows = 0;
 
-			if (e->in_a && e->in_b && !(e->diff & XP_CMP_COUNTERS))
-				continue;
-			if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK) {
-				tool_tab_free(&t);
-				return -1;
-			}
-			for (size_t j = 0; j < n; j++) {
-				char b0[FMTLEN];
-				if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
-					continue;
-				snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
-				tool_tab_row(&t, (const char *const[]){
-					b0, v[j].in_a ? tool_fmt_u64(b1, v[j].a) : "-",
-					v[j].in_b ? tool_fmt_u64(b2, v[j].b) : "-",
-					fmt_change(b3, v[j].a, v[j].b), e->objfile,
-					e->name});
-				rows++;
-			}
-			free(v);
-		}
-		if (rows > 0) {
-			fprintf(f, "\nDiffering counters:\n");
-			tool_tab_print(&t, f);
-		}
-		tool_tab_free(&t);
-		if (t.failed)
+	tool_tab_init(&t, 6, 2);
+	tool_tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
+	                                  "object file", "procedure"});
+	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+		const xp_cmp_entry *e = xp_cmp_proc(c, i);
+		xp_cmp_counter *v;
+		size_t n;
+
+		if (e->in_a && e->in_b && !(e->diff & XP_CMP_COUNTERS))
+			continue;
+		if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK) {
+			tool_tab_free(&t);
 			return -1;
+		}
+		for (size_t j = 0; j < n; j++) {
+			if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
+				continue;
+			snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
+			tool_tab_row(&t, (const char *const[]){
+				b0, v[j].in_a ? tool_fmt_u64(b1, v[j].a) : "-",
+				v[j].in_b ? tool_fmt_u64(b2, v[j].b) : "-",
+				fmt_change(b3, v[j].a, v[j].b), e->objfile,
+				e->name});
+			rows++;
+		}
+		free(v);
 	}
-	return 0;
+	if (rows > 0) {
+		fprintf(r->f, "\nDiffering counters:\n");
+		tool_tab_print(&t, r->f);
+	}
+	tool_tab_free(&t);
+	return t.failed ? -1 : 0;
+}
+
+static int print_text(const report *r)
+{
+	print_head(r);
+	if (print_objfiles(r) != 0 ||
+	    print_one_sided(r, 1) != 0 || print_one_sided(r, 0) != 0 ||
+	    print_signatures(r) != 0 ||
+	    print_top(r, XP_RANK_ABSOLUTE, "Largest absolute changes") != 0 ||
+	    print_top(r, XP_RANK_RELATIVE, "Largest relative changes") != 0 ||
+	    print_top(r, XP_RANK_OVERLAP, "Lowest overlaps") != 0)
+		return -1;
+	print_others(r);
+	return r->verbose ? print_counters(r) : 0;
 }
 
 /* ------------------------------------------------------------------ */
