@@ -64,9 +64,13 @@ static const char *fmt_change(char *buf, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* Six decimals, or as many more as it takes to show that an overlap
+ * below 1 is not 1 (0.99999996, not 1.000000). */
 static const char *fmt_overlap(char *buf, double v)
 {
 	snprintf(buf, FMTLEN, "%.6f", v);
+	for (int d = 7; v < 1.0 && buf[0] == '1' && d <= 17; d++)
+		snprintf(buf, FMTLEN, "%.*f", d, v);
 	return buf;
 }
 
@@ -74,10 +78,16 @@ static const char *fmt_relative(char *buf, const xp_cmp_entry *e)
 {
 	double r = xp_cmp_relative(e);
 
-	if (isinf(r))
+	if (isinf(r)) {
 		snprintf(buf, FMTLEN, "+inf%%");
-	else
-		snprintf(buf, FMTLEN, "%+.2f%%", r * 100.0);
+		return buf;
+	}
+	/* Two decimals, more when two would show a change as none. */
+	snprintf(buf, FMTLEN, "%+.2f%%", r * 100.0);
+	for (int d = 3;
+	     r != 0 && strspn(buf + 1, "0.") == strlen(buf + 1) - 1 && d <= 12;
+	     d++)
+		snprintf(buf, FMTLEN, "%+.*f%%", d, r * 100.0);
 	return buf;
 }
 

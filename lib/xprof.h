@@ -918,7 +918,9 @@ size_t xp_sym_inlined(xp_sym *s, uint64_t addr, xp_sym_frame *frames,
 #define XP_CMP_SIGNATURE 0x01u /* the signature */
 #define XP_CMP_FIELDS 0x02u    /* object file: tv_sec, tv_usec,
                                   n_values_per_vp, n_srcfile_names;
-                                  procedure: proc_id, n_vp_sites,
+                                  procedure: proc_id (only where its
+                                  object file holds the same procedures
+                                  on both sides), n_vp_sites,
                                   n_srcmap_ops */
 #define XP_CMP_STATS 0x04u     /* the max and sum stat lines */
 #define XP_CMP_COUNTERS 0x08u  /* a counter value or the set of ids */

@@ -650,6 +650,37 @@ static int write_outputs(const cmdline *cl, results *res)
 	return 0;
 }
 
+/*
+ * hit / total as a percentage with the fewest decimals, from 2 up to 9,
+ * that tell it from pct (in hundredths of a percent, which hit / total
+ * is below): "88.889" for 8 of 9 against 88.89, where two decimals would
+ * print 88.89 for both.  Rounded half up, exactly.
+ */
+static const char *fmt_below(char *buf, uint64_t hit, uint64_t total,
+                             uint64_t pct)
+{
+	unsigned __int128 scale = 1000, v = 0;  /* 10^(d + 2) in the loop */
+	char thr[TOOL_FMTLEN];
+	int d;
+
+	for (d = 2; d <= 9; d++) {
+		scale *= 10;
+		v = ((unsigned __int128)hit * scale * 2 + total) /
+		    (2 * (unsigned __int128)total);
+		snprintf(buf, TOOL_FMTLEN, "%llu", (unsigned long long)v);
+		snprintf(thr, sizeof thr, "%llu",
+		         (unsigned long long)(pct * (scale / 10000)));
+		if (strcmp(buf, thr) != 0)
+			break;
+	}
+	if (d > 9)
+		d = 9;
+	snprintf(buf, TOOL_FMTLEN, "%llu.%0*llu",
+	         (unsigned long long)(v / (scale / 100)), d,
+	         (unsigned long long)(v % (scale / 100)));
+	return buf;
+}
+
 /* --fail-under: 1 (after saying so) when the line coverage of every
  * reported file together is below the gate, 0 otherwise. */
 static int gate(const cmdline *cl, const results *res)
@@ -666,7 +697,8 @@ static int gate(const cmdline *cl, const results *res)
 		return 0;
 	fprintf(stderr, "%s: line coverage %s%% (%" PRIu64 " of %" PRIu64
 	        " lines) is below %" PRIu64 ".%02" PRIu64 "%%\n", PROG,
-	        fmt_pct(b1, lh, lf), lh, lf, pct / 100, pct % 100);
+	        lf ? fmt_below(b1, lh, lf, pct) : "0.00", lh, lf, pct / 100,
+	        pct % 100);
 	return 1;
 }
 

@@ -317,6 +317,7 @@ typedef struct {
 	xp_cmp_entry pub;
 	uint32_t ia, ib;  /* record index in A, in B; UINT32_MAX if absent */
 	uint32_t of;      /* procedures: index of the object file entry */
+	int id_moved;     /* procedures: the proc_ids differ */
 	ovl o;
 } entry;
 
@@ -643,7 +644,11 @@ static xp_err compare_proc_records(xp_cmp *c, entry *e, const xp_proc *x,
 
 	if (x->signature != y->signature)
 		e->pub.diff |= XP_CMP_SIGNATURE;
-	if (x->proc_id != y->proc_id || x->n_vp_sites != y->n_vp_sites ||
+	/* A different proc_id counts only where the object file has the
+	 * same procedures on both sides (compare_procs): otherwise the ids
+	 * moved with the procedures added or removed. */
+	e->id_moved = x->proc_id != y->proc_id;
+	if (x->n_vp_sites != y->n_vp_sites ||
 	    x->n_srcmap_ops != y->n_srcmap_ops)
 		e->pub.diff |= XP_CMP_FIELDS;
 	bl_reset(&c->la);
@@ -781,6 +786,13 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 	free(p);
 	if (err != XP_E_OK)
 		return err;
+	for (size_t k = 0; k < n; k++) {
+		entry *e = &c->procs[k];
+		if (e->id_moved && !(c->ofs[e->of].pub.diff & XP_CMP_PROCS)) {
+			e->pub.diff |= XP_CMP_FIELDS;
+			c->ofs[e->of].pub.diff |= XP_CMP_FIELDS;
+		}
+	}
 	for (size_t k = 0; k < c->n_ofs; k++) {
 		entry *f = &c->ofs[k];
 		f->pub.sum_a = u128_sat(f->o.sa);
