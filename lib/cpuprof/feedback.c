@@ -84,237 +84,303 @@ static void *grow1(void *v, size_t n, size_t *cap, size_t sz)
 	return q;
 }
 
-xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
-                      xp_diags *d)
-{
-	const xp_cpuprof *p = m;
+/* The conversion's state: the analysis, what is gathered from its chains
+ * and the feedback being built. */
+typedef struct {
+	const xp_cpuprof *p;
 	xp_cp_an an;
-	fbproc *pr = NULL;
-	fbline *ln = NULL;
-	fbpair *pa = NULL;
-	size_t *pix = NULL, *fr = NULL;
-	size_t npr = 0, nln = 0, lcap = 0, npa = 0, pcap = 0;
-	const char *unknown = p->hdr[2] == 1 ? "[java]" : "[unknown]";
-	xp_fbb *b = NULL;
-	xp_err err;
+	const char *unknown;   /* the object of an address in none */
+	fbproc *pr;            /* the functions, sorted and distinct */
+	size_t npr;
+	size_t *pix;           /* an address's function */
+	size_t *fr;            /* one chain's frames, as functions */
+	fbline *ln;
+	size_t nln, lcap;
+	fbpair *pa;
+	size_t npa, pcap;
+	xp_fbb *b;
+	size_t li, pi;         /* the next line and pair to write */
+	uint32_t pid;          /* the last proc id of the object file */
+} fbconv;
 
-	(void)d;
-	*out = NULL;
-	if ((err = xp_cp_analyze(p, o->exe, 1, &an)) != XP_E_OK)
-		return err;
-	err = XP_E_NOMEM;
-	pr = calloc(an.na ? an.na : 1, sizeof *pr);
-	pix = malloc((an.na ? an.na : 1) * sizeof *pix);
-	fr = malloc((p->npc ? p->npc : 1) * sizeof *fr);
-	if (pr == NULL || pix == NULL || fr == NULL)
-		goto out;
+/* The functions, sorted and made distinct; pix maps an address to its
+ * function. */
+static void index_procs(fbconv *c)
+{
+	fbproc *pr = c->pr;
 
-	/* The functions, sorted; pix maps an address to its function. */
-	for (size_t i = 0; i < an.na; i++) {
-		const addrinfo *x = &an.ai[i];
-		pr[i].obj = x->obj != UINT32_MAX ? xp_strpool_str(&an.sp, x->obj)
-		                                 : unknown;
-		pr[i].name = xp_strpool_str(&an.sp, x->disp);
+	for (size_t i = 0; i < c->an.na; i++) {
+		const addrinfo *x = &c->an.ai[i];
+		pr[i].obj = x->obj != UINT32_MAX ?
+		            xp_strpool_str(&c->an.sp, x->obj) : c->unknown;
+		pr[i].name = xp_strpool_str(&c->an.sp, x->disp);
 		pr[i].stamp = i;   /* the address, until sorted */
 	}
-	xp_qsort(pr, an.na, sizeof *pr, cmp_proc);
-	for (size_t i = 0; i < an.na; i++) {
-		if (npr == 0 || cmp_proc(&pr[npr - 1], &pr[i]) != 0)
-			pr[npr++] = pr[i];
-		pix[pr[i].stamp] = npr - 1;
+	xp_qsort(pr, c->an.na, sizeof *pr, cmp_proc);
+	for (size_t i = 0; i < c->an.na; i++) {
+		if (c->npr == 0 || cmp_proc(&pr[c->npr - 1], &pr[i]) != 0)
+			pr[c->npr++] = pr[i];
+		c->pix[pr[i].stamp] = c->npr - 1;
 	}
-	for (size_t i = 0; i < npr; i++)
+	for (size_t i = 0; i < c->npr; i++)
 		pr[i].stamp = SIZE_MAX;
+}
 
-	/* Self and total samples, lines, caller/callee pairs. */
-	for (size_t i = 0; i < an.nch; i++) {
-		const uint64_t *a = an.ad + an.ch[i].off;
-		uint64_t c = an.ch[i].count;
-		size_t nf = 0, leaf = SIZE_MAX, x, pfirst = npa;
+/* Chain i: self samples and a line for its leaf, total samples once per
+ * function in it, a caller/callee pair once per chain. */
+static xp_err add_chain(fbconv *c, size_t i)
+{
+	const uint64_t *a = c->an.ad + c->an.ch[i].off;
+	uint64_t n = c->an.ch[i].count;
+	size_t nf = 0, leaf = SIZE_MAX, x, pfirst = c->npa;
+	fbproc *pr = c->pr;
+	size_t *fr = c->fr;
 
-		for (size_t k = 0; k < an.ch[i].n; k++) {
-			if (!xp_cp_frame_ok(&an, p->slot, a[k], &x))
-				continue;
-			if (leaf == SIZE_MAX)
-				leaf = x;
-			fr[nf++] = pix[x];
-		}
-		if (nf == 0)
+	for (size_t k = 0; k < c->an.ch[i].n; k++) {
+		if (!xp_cp_frame_ok(&c->an, c->p->slot, a[k], &x))
 			continue;
-		pr[fr[0]].self += c;
-		if ((ln = grow1(ln, nln, &lcap, sizeof *ln)) == NULL)
-			goto out;
-		ln[nln++] = (fbline){fr[0],
-			an.ai[leaf].file != UINT32_MAX ?
-			xp_strpool_str(&an.sp, an.ai[leaf].file) : "",
-			an.ai[leaf].line, c, 0};
-		for (size_t k = 0; k < nf; k++) {
-			if (pr[fr[k]].stamp != i) {
-				pr[fr[k]].stamp = i;
-				pr[fr[k]].total += c;
-			}
-			if (k == 0)
-				continue;
-			size_t j = pfirst;
-			while (j < npa && !(pa[j].caller == fr[k] &&
-			                    pa[j].callee == fr[k - 1]))
-				j++;
-			if (j < npa)
-				continue;   /* once per chain */
-			if ((pa = grow1(pa, npa, &pcap, sizeof *pa)) == NULL)
-				goto out;
-			pa[npa++] = (fbpair){fr[k], fr[k - 1], c};
-		}
+		if (leaf == SIZE_MAX)
+			leaf = x;
+		fr[nf++] = c->pix[x];
 	}
-	/* Identical lines and pairs summed. */
-	xp_qsort(ln, nln, sizeof *ln, cmp_line_by_proc);
-	{
-		size_t n = 0;
-		for (size_t i = 0; i < nln; i++) {
-			if (n > 0 && cmp_line_by_proc(&ln[n - 1], &ln[i]) == 0)
-				ln[n - 1].count += ln[i].count;
-			else
-				ln[n++] = ln[i];
+	if (nf == 0)
+		return XP_E_OK;
+	pr[fr[0]].self += n;
+	if ((c->ln = grow1(c->ln, c->nln, &c->lcap, sizeof *c->ln)) == NULL)
+		return XP_E_NOMEM;
+	c->ln[c->nln++] = (fbline){fr[0],
+		c->an.ai[leaf].file != UINT32_MAX ?
+		xp_strpool_str(&c->an.sp, c->an.ai[leaf].file) : "",
+		c->an.ai[leaf].line, n, 0};
+	for (size_t k = 0; k < nf; k++) {
+		if (pr[fr[k]].stamp != i) {
+			pr[fr[k]].stamp = i;
+			pr[fr[k]].total += n;
 		}
-		nln = n;
+		if (k == 0)
+			continue;
+		size_t j = pfirst;
+		while (j < c->npa && !(c->pa[j].caller == fr[k] &&
+		                       c->pa[j].callee == fr[k - 1]))
+			j++;
+		if (j < c->npa)
+			continue;   /* once per chain */
+		if ((c->pa = grow1(c->pa, c->npa, &c->pcap, sizeof *c->pa)) ==
+		    NULL)
+			return XP_E_NOMEM;
+		c->pa[c->npa++] = (fbpair){fr[k], fr[k - 1], n};
 	}
-	xp_qsort(pa, npa, sizeof *pa, cmp_pair);
-	{
-		size_t n = 0;
-		for (size_t i = 0; i < npa; i++) {
-			if (n > 0 && cmp_pair(&pa[n - 1], &pa[i]) == 0)
-				pa[n - 1].count += pa[i].count;
-			else
-				pa[n++] = pa[i];
-		}
-		npa = n;
-	}
+	return XP_E_OK;
+}
 
-	/* The feedback model. */
-	b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)npr);
-	if (b == NULL)
-		goto out;
-	{
-		size_t li = 0, pi = 0;
-		uint32_t pid = 0;
-		for (size_t i = 0; i < npr; i++) {
-			xp_str s;
-			if (i == 0 || strcmp(pr[i - 1].obj, pr[i].obj) != 0) {
-				xp_objfile of = {0};
-				if ((err = xp_fbb_intern(b, pr[i].obj,
-				                         strlen(pr[i].obj),
-				                         &of.path)) != XP_E_OK)
-					goto out;
-				of.n_values_per_vp = 1;
-				pid = 0;
-				if ((err = xp_fbb_begin_objfile(b, &of)) != XP_E_OK)
-					goto out;
-			}
-			xp_proc pp = {0};
-			size_t nvp = 0;
-			for (size_t j = pi; j < npa && pa[j].caller == i; j++)
-				nvp++;
-			if ((err = xp_fbb_intern(b, pr[i].name,
-			                         strlen(pr[i].name),
-			                         &pp.name)) != XP_E_OK)
-				goto out;
-			pp.proc_id = ++pid;
-			pp.n_vp_sites = (uint32_t)nvp;
-			for (size_t j = li; j < nln && ln[j].proc == i; j++)
-				pp.n_srcmap_ops++;
-			if ((err = xp_fbb_begin_proc(b, &pp)) != XP_E_OK ||
-			    (err = xp_fbb_add_counter(b, 1, pr[i].self)) !=
-			    XP_E_OK ||
-			    (err = xp_fbb_add_counter(b, 2, pr[i].total)) !=
-			    XP_E_OK)
-				goto out;
-			uint32_t blk = 0;
-			size_t l0 = li;
-			for (; li < nln && ln[li].proc == i; li++) {
-				ln[li].block = ++blk;
-				if ((err = xp_fbb_add_counter(b, 2 + blk,
-				                              ln[li].count)) !=
-				    XP_E_OK)
-					goto out;
-			}
-			for (size_t j = pi; j < pi + nvp; j++) {
-				xp_vpval v = {0};
-				v.count = pa[j].count;
-				v.has_value = 1;
-				if ((err = xp_fbb_add_vp(b, (uint32_t)(j - pi) + 1,
-				                         XP_VP_PROC)) != XP_E_OK ||
-				    (err = xp_fbb_intern(b, pr[pa[j].callee].name,
-				                 strlen(pr[pa[j].callee].name),
-				                 &v.v.proc.name)) != XP_E_OK ||
-				    (err = xp_fbb_intern(b, pr[pa[j].callee].obj,
-				                 strlen(pr[pa[j].callee].obj),
-				                 &v.v.proc.objfile)) != XP_E_OK ||
-				    (err = xp_fbb_add_vpval(b, &v)) != XP_E_OK)
-					goto out;
-			}
-			pi += nvp;
-			for (size_t j = l0; j < li; j++)
-				if ((err = xp_fbb_add_block(b, ln[j].block,
-				                            2 + ln[j].block)) !=
-				    XP_E_OK)
-					goto out;
-			for (size_t j = l0; j < li; j++) {
-				xp_tuple t = {ln[j].block, ln[j].block, ln[j].line,
-				              0, XP_NOSTR};
-				/* No line (code without debugging
-				 * information, or clang's line 0 for code
-				 * it made): the block has no tuple. */
-				if (ln[j].line == 0)
-					continue;
-				if (ln[j].file[0] != '\0' &&
-				    (err = xp_fbb_intern(b, ln[j].file,
-				                         strlen(ln[j].file),
-				                         &s)) != XP_E_OK)
-					goto out;
-				if (ln[j].file[0] != '\0')
-					t.srcfile = s;
-				if ((err = xp_fbb_add_tuple(b, &t)) != XP_E_OK)
-					goto out;
-			}
-		}
+/* Identical lines and pairs summed. */
+static void sum_duplicates(fbconv *c)
+{
+	size_t n = 0;
+
+	xp_qsort(c->ln, c->nln, sizeof *c->ln, cmp_line_by_proc);
+	for (size_t i = 0; i < c->nln; i++) {
+		if (n > 0 && cmp_line_by_proc(&c->ln[n - 1], &c->ln[i]) == 0)
+			c->ln[n - 1].count += c->ln[i].count;
+		else
+			c->ln[n++] = c->ln[i];
 	}
-	/* Source files: the lines with samples, by file and line. */
-	xp_qsort(ln, nln, sizeof *ln, cmp_line_by_file);
-	for (size_t i = 0; i < nln; i++) {
+	c->nln = n;
+	xp_qsort(c->pa, c->npa, sizeof *c->pa, cmp_pair);
+	n = 0;
+	for (size_t i = 0; i < c->npa; i++) {
+		if (n > 0 && cmp_pair(&c->pa[n - 1], &c->pa[i]) == 0)
+			c->pa[n - 1].count += c->pa[i].count;
+		else
+			c->pa[n++] = c->pa[i];
+	}
+	c->npa = n;
+}
+
+/* An object file section for obj; proc ids start again from 1. */
+static xp_err begin_objfile(fbconv *c, const char *obj)
+{
+	xp_objfile of = {0};
+	xp_err err;
+
+	if ((err = xp_fbb_intern(c->b, obj, strlen(obj), &of.path)) != XP_E_OK)
+		return err;
+	of.n_values_per_vp = 1;
+	c->pid = 0;
+	return xp_fbb_begin_objfile(c->b, &of);
+}
+
+/* The VP_PROC records of the nvp pairs from pi: one per function called. */
+static xp_err add_calls(fbconv *c, size_t nvp)
+{
+	xp_err err;
+
+	for (size_t j = c->pi; j < c->pi + nvp; j++) {
+		const fbproc *callee = &c->pr[c->pa[j].callee];
+		xp_vpval v = {0};
+		v.count = c->pa[j].count;
+		v.has_value = 1;
+		if ((err = xp_fbb_add_vp(c->b, (uint32_t)(j - c->pi) + 1,
+		                         XP_VP_PROC)) != XP_E_OK ||
+		    (err = xp_fbb_intern(c->b, callee->name,
+		                         strlen(callee->name),
+		                         &v.v.proc.name)) != XP_E_OK ||
+		    (err = xp_fbb_intern(c->b, callee->obj, strlen(callee->obj),
+		                         &v.v.proc.objfile)) != XP_E_OK ||
+		    (err = xp_fbb_add_vpval(c->b, &v)) != XP_E_OK)
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* The blocks of lines l0 up to li, then a tuple for each with a line. */
+static xp_err add_blocks(fbconv *c, size_t l0)
+{
+	const fbline *ln = c->ln;
+	xp_err err;
+	xp_str s;
+
+	for (size_t j = l0; j < c->li; j++)
+		if ((err = xp_fbb_add_block(c->b, ln[j].block,
+		                            2 + ln[j].block)) != XP_E_OK)
+			return err;
+	for (size_t j = l0; j < c->li; j++) {
+		xp_tuple t = {ln[j].block, ln[j].block, ln[j].line, 0, XP_NOSTR};
+		/* No line (code without debugging information, or clang's
+		 * line 0 for code it made): the block has no tuple. */
+		if (ln[j].line == 0)
+			continue;
+		if (ln[j].file[0] != '\0' &&
+		    (err = xp_fbb_intern(c->b, ln[j].file, strlen(ln[j].file),
+		                         &s)) != XP_E_OK)
+			return err;
+		if (ln[j].file[0] != '\0')
+			t.srcfile = s;
+		if ((err = xp_fbb_add_tuple(c->b, &t)) != XP_E_OK)
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* The procedure of function i, after its object file section when it
+ * starts one: counters, call values, blocks and tuples. */
+static xp_err add_proc(fbconv *c, size_t i)
+{
+	const fbproc *f = &c->pr[i];
+	xp_proc pp = {0};
+	size_t nvp = 0, l0 = c->li;
+	uint32_t blk = 0;
+	xp_err err;
+
+	if ((i == 0 || strcmp(c->pr[i - 1].obj, f->obj) != 0) &&
+	    (err = begin_objfile(c, f->obj)) != XP_E_OK)
+		return err;
+	for (size_t j = c->pi; j < c->npa && c->pa[j].caller == i; j++)
+		nvp++;
+	if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name), &pp.name)) !=
+	    XP_E_OK)
+		return err;
+	pp.proc_id = ++c->pid;
+	pp.n_vp_sites = (uint32_t)nvp;
+	for (size_t j = c->li; j < c->nln && c->ln[j].proc == i; j++)
+		pp.n_srcmap_ops++;
+	if ((err = xp_fbb_begin_proc(c->b, &pp)) != XP_E_OK ||
+	    (err = xp_fbb_add_counter(c->b, 1, f->self)) != XP_E_OK ||
+	    (err = xp_fbb_add_counter(c->b, 2, f->total)) != XP_E_OK)
+		return err;
+	for (; c->li < c->nln && c->ln[c->li].proc == i; c->li++) {
+		c->ln[c->li].block = ++blk;
+		if ((err = xp_fbb_add_counter(c->b, 2 + blk,
+		                              c->ln[c->li].count)) != XP_E_OK)
+			return err;
+	}
+	if ((err = add_calls(c, nvp)) != XP_E_OK)
+		return err;
+	c->pi += nvp;
+	return add_blocks(c, l0);
+}
+
+/* Source files: the lines with samples, by file and line. */
+static xp_err add_srcfiles(fbconv *c)
+{
+	fbline *ln = c->ln;
+	xp_err err;
+
+	xp_qsort(ln, c->nln, sizeof *ln, cmp_line_by_file);
+	for (size_t i = 0; i < c->nln; i++) {
+		const fbproc *f = &c->pr[ln[i].proc];
 		xp_str s;
 		if (ln[i].file[0] == '\0' || ln[i].line == 0)
 			continue;
 		if (i == 0 || strcmp(ln[i - 1].file, ln[i].file) != 0 ||
 		    ln[i - 1].line == 0 || ln[i - 1].file[0] == '\0') {
-			if ((err = xp_fbb_intern(b, ln[i].file, strlen(ln[i].file),
-			                         &s)) != XP_E_OK ||
-			    (err = xp_fbb_begin_srcfile(b, s)) != XP_E_OK)
-				goto out;
+			if ((err = xp_fbb_intern(c->b, ln[i].file,
+			                         strlen(ln[i].file), &s)) !=
+			    XP_E_OK ||
+			    (err = xp_fbb_begin_srcfile(c->b, s)) != XP_E_OK)
+				return err;
 		}
 		if (i == 0 || strcmp(ln[i - 1].file, ln[i].file) != 0 ||
 		    ln[i - 1].line != ln[i].line) {
-			if ((err = xp_fbb_begin_srcline(b, ln[i].line, 0)) !=
+			if ((err = xp_fbb_begin_srcline(c->b, ln[i].line, 0)) !=
 			    XP_E_OK)
-				goto out;
+				return err;
 		}
 		xp_blockref br = {ln[i].block, ln[i].count, 0, 0};
-		if ((err = xp_fbb_intern(b, pr[ln[i].proc].name,
-		                         strlen(pr[ln[i].proc].name),
+		if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name),
 		                         &br.proc)) != XP_E_OK ||
-		    (err = xp_fbb_intern(b, pr[ln[i].proc].obj,
-		                         strlen(pr[ln[i].proc].obj),
+		    (err = xp_fbb_intern(c->b, f->obj, strlen(f->obj),
 		                         &br.objfile)) != XP_E_OK ||
-		    (err = xp_fbb_add_blockref(b, &br)) != XP_E_OK)
-			goto out;
+		    (err = xp_fbb_add_blockref(c->b, &br)) != XP_E_OK)
+			return err;
 	}
-	err = xp_fbb_finish(b, out);
+	return XP_E_OK;
+}
+
+/* The module's conversion entry: analysis, chains, then the feedback. */
+xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
+                      xp_diags *d)
+{
+	fbconv c = {0};
+	xp_err err;
+
+	(void)d;
+	*out = NULL;
+	c.p = m;
+	c.unknown = c.p->hdr[2] == 1 ? "[java]" : "[unknown]";
+	if ((err = xp_cp_analyze(c.p, o->exe, 1, &c.an)) != XP_E_OK)
+		return err;
+	err = XP_E_NOMEM;
+	c.pr = calloc(c.an.na ? c.an.na : 1, sizeof *c.pr);
+	c.pix = malloc((c.an.na ? c.an.na : 1) * sizeof *c.pix);
+	c.fr = malloc((c.p->npc ? c.p->npc : 1) * sizeof *c.fr);
+	if (c.pr == NULL || c.pix == NULL || c.fr == NULL)
+		goto out;
+	index_procs(&c);
+	for (size_t i = 0; i < c.an.nch; i++)
+		if ((err = add_chain(&c, i)) != XP_E_OK)
+			goto out;
+	sum_duplicates(&c);
+
+	/* The feedback model. */
+	c.b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)c.npr);
+	if (c.b == NULL) {
+		err = XP_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c.npr; i++)
+		if ((err = add_proc(&c, i)) != XP_E_OK)
+			goto out;
+	if ((err = add_srcfiles(&c)) != XP_E_OK)
+		goto out;
+	err = xp_fbb_finish(c.b, out);
 out:
-	xp_fbb_free(b);
-	free(pr);
-	free(ln);
-	free(pa);
-	free(pix);
-	free(fr);
-	xp_cp_an_free(&an);
+	xp_fbb_free(c.b);
+	free(c.pr);
+	free(c.ln);
+	free(c.pa);
+	free(c.pix);
+	free(c.fr);
+	xp_cp_an_free(&c.an);
 	return err;
 }

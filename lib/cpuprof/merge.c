@@ -208,127 +208,168 @@ static int scale(uint64_t c, double f, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-xp_err xp_cp_merge(void **accp, const void *inp, double weight,
-                const xp_prof_merge_opts *o, const char *name, xp_diags *d)
+/* The merge's state: the sum so far, the input, and what is built from
+ * them. */
+typedef struct {
+	const xp_cpuprof *a;   /* the sum so far, or NULL */
+	const xp_cpuprof *in;
+	const xp_cpuprof *base;   /* a, or in when it is the first */
+	const char *name;
+	xp_diags *d;
+	double f;              /* the factor of the input's counts */
+	uint64_t max;          /* the largest count a slot holds */
+	int java;
+	amaps am;              /* the mappings of the sum */
+	xp_buf text;           /* the mapped-objects text of the sum */
+	reloc *rl;             /* how each mapping of in moves */
+	xp_cpuprof *tmp;       /* every record of both, unsorted */
+	xp_cpuprof *n;         /* the new sum */
+} mstate;
+
+/* Whether in can be added to the sum a (not NULL); f gets the period's
+ * rescaling. */
+static xp_err check_inputs(mstate *s, const xp_prof_merge_opts *o)
 {
-	const xp_cpuprof *in = inp, *a = *accp;
-	const xp_cpuprof *base = a != NULL ? a : in;
-	xp_cpuprof *tmp = NULL, *n = NULL;
-	amaps am = {0};
-	xp_buf text = {0};
-	reloc *rl = NULL;
-	rref *order = NULL;
-	uint64_t *pcs = NULL, max = xp_cp_slot_max(base->slot);
-	double f = weight;
-	xp_err err = XP_E_OK;
-	int java = base->hdr[2] == 1;
+	const xp_cpuprof *a = s->a, *in = s->in;
 
-	if (a != NULL) {
-		if (a->slot != in->slot)
-			return xp_diag_file(d, XP_E_INVAL, name,
-			                    "a profile with %u-bit slots cannot be "
-			                    "merged with one of %u-bit slots",
-			                    in->slot * 8, a->slot * 8);
-		if (a->hdr[2] != in->hdr[2])
-			return xp_diag_file(d, XP_E_INVAL, name,
-			                    "a %s profile cannot be merged with a "
-			                    "%s one",
-			                    in->hdr[2] ? "Java" : "C/C++",
-			                    a->hdr[2] ? "Java" : "C/C++");
-		if (a->hdr[3] != in->hdr[3]) {
-			if (!o->rescale)
-				return xp_diag_file(
-					d, XP_E_INVAL, name,
-					"sampling period %llu us differs from "
-					"%llu us of the profiles before it "
-					"(rescale to merge)",
-					(unsigned long long)in->hdr[3],
-					(unsigned long long)a->hdr[3]);
-			f *= (double)in->hdr[3] / (double)a->hdr[3];
-		}
-		if (java && (a->textlen != in->textlen ||
-		             (a->textlen > 0 &&
-		              memcmp(a->text, in->text, a->textlen) != 0)))
-			return xp_diag_file(d, XP_E_INVAL, name,
-			                    "Java profiles with different method "
-			                    "lists cannot be merged");
+	if (a->slot != in->slot)
+		return xp_diag_file(s->d, XP_E_INVAL, s->name,
+		                    "a profile with %u-bit slots cannot be "
+		                    "merged with one of %u-bit slots",
+		                    in->slot * 8, a->slot * 8);
+	if (a->hdr[2] != in->hdr[2])
+		return xp_diag_file(s->d, XP_E_INVAL, s->name,
+		                    "a %s profile cannot be merged with a "
+		                    "%s one",
+		                    in->hdr[2] ? "Java" : "C/C++",
+		                    a->hdr[2] ? "Java" : "C/C++");
+	if (a->hdr[3] != in->hdr[3]) {
+		if (!o->rescale)
+			return xp_diag_file(
+				s->d, XP_E_INVAL, s->name,
+				"sampling period %llu us differs from "
+				"%llu us of the profiles before it "
+				"(rescale to merge)",
+				(unsigned long long)in->hdr[3],
+				(unsigned long long)a->hdr[3]);
+		s->f *= (double)in->hdr[3] / (double)a->hdr[3];
 	}
+	if (s->java && (a->textlen != in->textlen ||
+	                (a->textlen > 0 &&
+	                 memcmp(a->text, in->text, a->textlen) != 0)))
+		return xp_diag_file(s->d, XP_E_INVAL, s->name,
+		                    "Java profiles with different method "
+		                    "lists cannot be merged");
+	return XP_E_OK;
+}
 
-	/* The text and mappings of the sum. */
-	if (base->textlen > 0 &&
-	    xp_buf_append(&text, base->text, base->textlen) != XP_E_OK)
-		goto nomem;
-	rl = malloc((in->nmaps ? in->nmaps : 1) * sizeof *rl);
-	if (rl == NULL)
-		goto nomem;
-	if (a != NULL && !java) {
-		for (size_t i = 0; i < a->nmaps; i++)
-			if (amaps_add(&am, a->maps[i].start, a->maps[i].end,
-			              a->maps[i].offset, a->maps[i].path) !=
-			    XP_E_OK)
-				goto nomem;
-		if (text.len > 0 && text.p[text.len - 1] != '\n' &&
-		    xp_buf_append(&text, "\n", 1) != XP_E_OK)
-			goto nomem;
-		size_t before = text.len;
-		if ((err = plan(in, &am, &text, a->slot, rl, name, d)) !=
-		    XP_E_OK)
-			goto out;
-		if (text.len == before && a->textlen > 0 &&
-		    a->text[a->textlen - 1] != '\n')
-			text.len--;   /* nothing appended: keep it as it was */
-	} else {
+/* The text and mappings of the sum: the first profile's, then lines for
+ * what the input maps and the sum does not; rl gets how the input's
+ * mappings move. */
+static xp_err sum_mappings(mstate *s)
+{
+	const xp_cpuprof *a = s->a, *in = s->in;
+	size_t before;
+	xp_err err;
+
+	if (s->base->textlen > 0 &&
+	    xp_buf_append(&s->text, s->base->text, s->base->textlen) !=
+	    XP_E_OK)
+		return XP_E_NOMEM;
+	s->rl = malloc((in->nmaps ? in->nmaps : 1) * sizeof *s->rl);
+	if (s->rl == NULL)
+		return XP_E_NOMEM;
+	if (a == NULL || s->java) {
 		for (size_t i = 0; i < in->nmaps; i++)
-			rl[i] = (reloc){in->maps[i].start, in->maps[i].end, 0};
+			s->rl[i] = (reloc){in->maps[i].start, in->maps[i].end,
+			                   0};
+		return XP_E_OK;
 	}
+	for (size_t i = 0; i < a->nmaps; i++)
+		if (amaps_add(&s->am, a->maps[i].start, a->maps[i].end,
+		              a->maps[i].offset, a->maps[i].path) != XP_E_OK)
+			return XP_E_NOMEM;
+	if (s->text.len > 0 && s->text.p[s->text.len - 1] != '\n' &&
+	    xp_buf_append(&s->text, "\n", 1) != XP_E_OK)
+		return XP_E_NOMEM;
+	before = s->text.len;
+	if ((err = plan(in, &s->am, &s->text, a->slot, s->rl, s->name,
+	                s->d)) != XP_E_OK)
+		return err;
+	if (s->text.len == before && a->textlen > 0 &&
+	    a->text[a->textlen - 1] != '\n')
+		s->text.len--;   /* nothing appended: keep it as it was */
+	return XP_E_OK;
+}
 
-	/* Every record of both, the input's moved and scaled. */
-	tmp = xp_cp_new(base->slot, base->big);
-	if (tmp == NULL)
-		goto nomem;
+/* The input's record r added to tmp, its PCs moved (through pcs, room
+ * for them) and its count scaled. */
+static xp_err add_moved(mstate *s, const xp_cp_rec *r, uint64_t *pcs)
+{
+	const xp_cpuprof *in = s->in;
+	uint64_t c;
+
+	for (size_t k = 0; k < r->npcs; k++) {
+		uint64_t pc = in->pcs[r->first + k];
+		size_t m = find_reloc(s->rl, in->nmaps,
+		                      k > 0 && pc > 0 ? pc - 1 : pc);
+		pcs[k] = m < in->nmaps ? (pc + s->rl[m].delta) & s->max : pc;
+	}
+	if (scale(r->count, s->f, s->max, &c) != 0)
+		return xp_diag_file(s->d, XP_E_LIMIT, s->name,
+		                    "a scaled sample count does not fit "
+		                    "in a %u-bit slot", s->base->slot * 8);
+	if (xp_cp_add_record(s->tmp, c, pcs, r->npcs) != XP_E_OK)
+		return XP_E_NOMEM;
+	return XP_E_OK;
+}
+
+/* Every record of both in tmp, the input's moved and scaled. */
+static xp_err gather_records(mstate *s)
+{
+	const xp_cpuprof *a = s->a, *in = s->in;
+	uint64_t *pcs = NULL;
+	xp_err err = XP_E_OK;
+
+	s->tmp = xp_cp_new(s->base->slot, s->base->big);
+	if (s->tmp == NULL)
+		return XP_E_NOMEM;
 	if (a != NULL)
 		for (size_t i = 0; i < a->nrec; i++)
-			if (xp_cp_add_record(tmp, a->recs[i].count,
+			if (xp_cp_add_record(s->tmp, a->recs[i].count,
 			                  a->pcs + a->recs[i].first,
 			                  a->recs[i].npcs) != XP_E_OK)
-				goto nomem;
-	for (size_t i = 0; i < in->nrec; i++) {
-		const xp_cp_rec *r = &in->recs[i];
-		uint64_t c;
-
+				return XP_E_NOMEM;
+	for (size_t i = 0; i < in->nrec && err == XP_E_OK; i++) {
 		free(pcs);
-		pcs = malloc(r->npcs * sizeof *pcs);
-		if (pcs == NULL)
-			goto nomem;
-		for (size_t k = 0; k < r->npcs; k++) {
-			uint64_t pc = in->pcs[r->first + k];
-			size_t m = find_reloc(rl, in->nmaps,
-			                      k > 0 && pc > 0 ? pc - 1 : pc);
-			pcs[k] = m < in->nmaps ? (pc + rl[m].delta) & max : pc;
-		}
-		if (scale(r->count, f, max, &c) != 0) {
-			err = xp_diag_file(d, XP_E_LIMIT, name,
-			                   "a scaled sample count does not fit "
-			                   "in a %u-bit slot", base->slot * 8);
-			goto out;
-		}
-		if (xp_cp_add_record(tmp, c, pcs, r->npcs) != XP_E_OK)
-			goto nomem;
+		pcs = malloc(in->recs[i].npcs * sizeof *pcs);
+		err = pcs == NULL ? XP_E_NOMEM : add_moved(s, &in->recs[i], pcs);
 	}
+	free(pcs);
+	return err;
+}
 
-	/* Sorted by call chain, identical ones summed. */
+/* The new sum n: tmp's records sorted by call chain, identical ones
+ * summed, under the first profile's header and the text. */
+static xp_err sum_records(mstate *s)
+{
+	const xp_cpuprof *tmp = s->tmp, *base = s->base;
+	rref *order;
+	xp_cpuprof *n;
+	xp_err err = XP_E_NOMEM;
+
 	order = malloc((tmp->nrec ? tmp->nrec : 1) * sizeof *order);
 	if (order == NULL)
-		goto nomem;
+		return XP_E_NOMEM;
 	for (size_t i = 0; i < tmp->nrec; i++)
 		order[i] = (rref){tmp, i};
 	xp_qsort(order, tmp->nrec, sizeof *order, cmp_rref);
-	n = xp_cp_new(base->slot, base->big);
+	s->n = n = xp_cp_new(base->slot, base->big);
 	if (n == NULL)
-		goto nomem;
+		goto out;
 	n->hdr = malloc(base->nhdr * sizeof *n->hdr);
 	if (n->hdr == NULL)
-		goto nomem;
+		goto out;
 	memcpy(n->hdr, base->hdr, base->nhdr * sizeof *n->hdr);
 	n->nhdr = base->nhdr;
 	for (size_t i = 0; i < tmp->nrec;) {
@@ -339,8 +380,8 @@ xp_err xp_cp_merge(void **accp, const void *inp, double weight,
 		for (; j < tmp->nrec &&
 		       cmp_stack(tmp, r, tmp, &tmp->recs[order[j].i]) == 0; j++) {
 			uint64_t add = tmp->recs[order[j].i].count;
-			if (add > max - c) {
-				err = xp_diag_file(d, XP_E_LIMIT, name,
+			if (add > s->max - c) {
+				err = xp_diag_file(s->d, XP_E_LIMIT, s->name,
 				                   "a summed sample count does not "
 				                   "fit in a %u-bit slot",
 				                   base->slot * 8);
@@ -350,24 +391,47 @@ xp_err xp_cp_merge(void **accp, const void *inp, double weight,
 		}
 		if (xp_cp_add_record(n, c, tmp->pcs + r->first, r->npcs) !=
 		    XP_E_OK)
-			goto nomem;
+			goto out;
 		i = j;
 	}
-	if (xp_cp_set_text(n, (const char *)text.p, text.len) != XP_E_OK)
-		goto nomem;
-	xp_cp_free((xp_cpuprof *)a);
-	*accp = n;
-	n = NULL;
-	goto out;
-nomem:
-	err = XP_E_NOMEM;
+	if (xp_cp_set_text(n, (const char *)s->text.p, s->text.len) !=
+	    XP_E_OK)
+		goto out;
+	err = XP_E_OK;
 out:
-	xp_cp_free(n);
-	xp_cp_free(tmp);
-	free(am.v);
-	free(rl);
 	free(order);
-	free(pcs);
-	xp_buf_free(&text);
+	return err;
+}
+
+/* The module's merge: checks, mappings, records, then the sorted sum in
+ * place of the old one. */
+xp_err xp_cp_merge(void **accp, const void *inp, double weight,
+                const xp_prof_merge_opts *o, const char *name, xp_diags *d)
+{
+	mstate s = {0};
+	xp_err err;
+
+	s.a = *accp;
+	s.in = inp;
+	s.base = s.a != NULL ? s.a : s.in;
+	s.name = name;
+	s.d = d;
+	s.f = weight;
+	s.max = xp_cp_slot_max(s.base->slot);
+	s.java = s.base->hdr[2] == 1;
+	if (s.a != NULL && (err = check_inputs(&s, o)) != XP_E_OK)
+		return err;
+	if ((err = sum_mappings(&s)) == XP_E_OK &&
+	    (err = gather_records(&s)) == XP_E_OK &&
+	    (err = sum_records(&s)) == XP_E_OK) {
+		xp_cp_free((xp_cpuprof *)s.a);
+		*accp = s.n;
+		s.n = NULL;
+	}
+	xp_cp_free(s.n);
+	xp_cp_free(s.tmp);
+	free(s.am.v);
+	free(s.rl);
+	xp_buf_free(&s.text);
 	return err;
 }

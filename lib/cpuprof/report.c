@@ -526,101 +526,151 @@ void xp_cp_an_free(xp_cp_an *an)
 	memset(an, 0, sizeof *an);
 }
 
-xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
-                     xp_cp_an *an)
+/* The analysis's working state. */
+typedef struct {
+	const xp_cpuprof *p;
+	xp_cp_an *an;
+	symctx c;
+	const char *exe;          /* NULL: none given */
+	char exereal[PATH_MAX];   /* its real path, when given */
+	int java, by_line;
+	uint64_t maxpc;           /* the highest address of the chains */
+} anstate;
+
+/* Step 1: the chains, caller PCs minus one, and the total samples. */
+static xp_err make_chains(anstate *s)
 {
-	symctx c = {0};
-	libent *libs = NULL;
-	size_t nlib = 0, na = 0, nch = 0;
-	uint64_t *ad = NULL, *uniq = NULL, maxpc = 0;
-	addrinfo *ai = NULL;
-	chain *ch = NULL;
-	char exereal[PATH_MAX];
-	int java = p->hdr[2] == 1, have_exe = 0;
-	xp_err err = XP_E_NOMEM;
+	const xp_cpuprof *p = s->p;
+	xp_cp_an *an = s->an;
+	uint64_t *ad;
 
-	memset(an, 0, sizeof *an);
-	c.sp = &an->sp;
-	c.width = p->slot == 8 ? 16 : 8;
-	if (exe != NULL) {
-		have_exe = 1;
-		if (realpath(exe, exereal) == NULL)
-			snprintf(exereal, sizeof exereal, "%s", exe);
-	}
-
-	/* 1. The chains, caller PCs minus one. */
-	ad = malloc((p->npc ? p->npc : 1) * sizeof *ad);
-	ch = malloc((p->nrec ? p->nrec : 1) * sizeof *ch);
-	if (ad == NULL || ch == NULL)
-		goto fail;
+	an->ad = ad = malloc((p->npc ? p->npc : 1) * sizeof *ad);
+	an->ch = malloc((p->nrec ? p->nrec : 1) * sizeof *an->ch);
+	if (ad == NULL || an->ch == NULL)
+		return XP_E_NOMEM;
 	for (size_t i = 0; i < p->nrec; i++) {
 		const xp_cp_rec *rc = &p->recs[i];
-		ch[i] = (chain){rc->count, rc->first, rc->npcs};
+		an->ch[i] = (chain){rc->count, rc->first, rc->npcs};
 		for (size_t k = 0; k < rc->npcs; k++) {
 			uint64_t pc = p->pcs[rc->first + k];
-			ad[rc->first + k] = k > 0 && !java ? (pc - 1) & xp_cp_slot_max(p->slot) : pc;
-			if (ad[rc->first + k] > maxpc)
-				maxpc = ad[rc->first + k];
+			ad[rc->first + k] = k > 0 && !s->java ?
+			                    (pc - 1) & xp_cp_slot_max(p->slot) : pc;
+			if (ad[rc->first + k] > s->maxpc)
+				s->maxpc = ad[rc->first + k];
 		}
 		an->total = rc->count > UINT64_MAX - an->total ? UINT64_MAX
 		                                             : an->total + rc->count;
 	}
-	nch = p->nrec;
+	an->nch = p->nrec;
+	return XP_E_OK;
+}
 
-	/* 2, 3. Every distinct address symbolized. */
+/* Steps 2 and 3 for native code: each address's object, from the
+ * executable mappings of shared objects and of the main program, then
+ * its function, file and line. */
+static xp_err symbolize_native(anstate *s)
+{
+	const xp_cpuprof *p = s->p;
+	const char *exe = s->exe;
+	addrinfo *ai = s->an->ai;
+	libent *libs;
+	size_t nlib = 0;
+	int have_exe = exe != NULL;
+	xp_err err = XP_E_OK;
+
+	libs = malloc((p->nmaps + 1) * sizeof *libs);
+	if (libs == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const xp_cpuprof_map *m = &p->maps[i];
+		if (!xp_cp_map_exec(m) || m->path[0] == '\0')
+			continue;
+		if (!is_shlib(m->path) &&
+		    !(have_exe && (strcmp(m->path, s->exereal) == 0 ||
+		                   strcmp(base_name(m->path),
+		                          base_name(s->exereal)) == 0)))
+			continue;
+		libs[nlib++] = (libent){m->path, m->start, m->end,
+		                        m->offset, 0};
+		if (have_exe && !is_shlib(m->path))
+			libs[nlib - 1].path = exe;
+	}
+	for (size_t i = 0; i < s->an->na && err == XP_E_OK; i++) {
+		const libent *best = NULL;
+		for (size_t k = 0; k < nlib; k++)
+			if (libs[k].start <= ai[i].addr &&
+			    ai[i].addr <= libs[k].end &&
+			    (best == NULL || libs[k].start > best->start))
+				best = &libs[k];
+		libent mainent = {exe, 0, s->maxpc, 0, 1};
+		if (best == NULL && have_exe)
+			best = &mainent;
+		err = symbolize(&s->c, best, ai[i].addr, &ai[i]);
+	}
+	free(libs);
+	if (err != XP_E_OK)
+		return err;
+	return name_keys(&s->c, ai, s->an->na, s->by_line);
+}
+
+/* Steps 2 and 3: every distinct address of the chains, named. */
+static xp_err name_addresses(anstate *s)
+{
+	const xp_cpuprof *p = s->p;
+	xp_cp_an *an = s->an;
+	uint64_t *uniq;
+	size_t na = 0;
+
 	uniq = malloc((p->npc ? p->npc : 1) * sizeof *uniq);
 	if (uniq == NULL)
-		goto fail;
-	memcpy(uniq, ad, p->npc * sizeof *uniq);
+		return XP_E_NOMEM;
+	memcpy(uniq, an->ad, p->npc * sizeof *uniq);
 	xp_qsort(uniq, p->npc, sizeof *uniq, cmp_u64);
 	for (size_t i = 0; i < p->npc; i++)
 		if (na == 0 || uniq[na - 1] != uniq[i])
 			uniq[na++] = uniq[i];
-	ai = calloc(na ? na : 1, sizeof *ai);
-	if (ai == NULL)
-		goto fail;
-	for (size_t i = 0; i < na; i++)
-		ai[i].addr = uniq[i];
-	if (java) {
-		if ((err = java_names(p, &c, by_line, ai, na)) != XP_E_OK)
-			goto fail;
-	} else {
-		libs = malloc((p->nmaps + 1) * sizeof *libs);
-		if (libs == NULL)
-			goto fail;
-		for (size_t i = 0; i < p->nmaps; i++) {
-			const xp_cpuprof_map *m = &p->maps[i];
-			if (!xp_cp_map_exec(m) || m->path[0] == '\0')
-				continue;
-			if (!is_shlib(m->path) &&
-			    !(have_exe && (strcmp(m->path, exereal) == 0 ||
-			                   strcmp(base_name(m->path),
-			                          base_name(exereal)) == 0)))
-				continue;
-			libs[nlib++] = (libent){m->path, m->start, m->end,
-			                        m->offset, 0};
-			if (have_exe && !is_shlib(m->path))
-				libs[nlib - 1].path = exe;
-		}
-		for (size_t i = 0; i < na; i++) {
-			const libent *best = NULL;
-			for (size_t k = 0; k < nlib; k++)
-				if (libs[k].start <= ai[i].addr &&
-				    ai[i].addr <= libs[k].end &&
-				    (best == NULL || libs[k].start > best->start))
-					best = &libs[k];
-			libent mainent = {exe, 0, maxpc, 0, 1};
-			if (best == NULL && have_exe)
-				best = &mainent;
-			if ((err = symbolize(&c, best, ai[i].addr,
-			                     &ai[i])) != XP_E_OK)
-				goto fail;
-		}
-		if ((err = name_keys(&c, ai, na, by_line)) != XP_E_OK)
-			goto fail;
+	an->ai = calloc(na ? na : 1, sizeof *an->ai);
+	if (an->ai == NULL) {
+		free(uniq);
+		return XP_E_NOMEM;
 	}
+	an->na = na;
+	for (size_t i = 0; i < na; i++)
+		an->ai[i].addr = uniq[i];
+	free(uniq);
+	if (s->java)
+		return java_names(p, &s->c, s->by_line, an->ai, na);
+	return symbolize_native(s);
+}
+
+/* The analysis of the top of the file, steps 1 to 4. */
+xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
+                     xp_cp_an *an)
+{
+	anstate s = {0};
+	uint64_t *ad;
+	chain *ch;
+	size_t nch;
+	xp_err err;
+
+	memset(an, 0, sizeof *an);
+	s.p = p;
+	s.an = an;
+	s.exe = exe;
+	s.java = p->hdr[2] == 1;
+	s.by_line = by_line;
+	s.c.sp = &an->sp;
+	s.c.width = p->slot == 8 ? 16 : 8;
+	if (exe != NULL && realpath(exe, s.exereal) == NULL)
+		snprintf(s.exereal, sizeof s.exereal, "%s", exe);
+	if ((err = make_chains(&s)) != XP_E_OK ||
+	    (err = name_addresses(&s)) != XP_E_OK)
+		goto fail;
 
 	/* 4. The profiler's signal frames. */
+	ad = an->ad;
+	ch = an->ch;
+	nch = an->nch;
 	for (;;) {
 		uint64_t second = 0;
 		int same = nch > 0;
@@ -632,11 +682,12 @@ xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
 			else if (ad[ch[i].off + 1] != second)
 				same = 0;
 		}
-		if (!same || java)
+		if (!same || s.java)
 			break;
 		{
-			size_t k = find_addr(ai, na, second);
-			const char *nm = xp_strpool_str(&an->sp, ai[k].name);
+			size_t k = find_addr(an->ai, an->na, second);
+			const char *nm = xp_strpool_str(&an->sp,
+			                                an->ai[k].name);
 			char **q = realloc(an->removed,
 			                   (an->nremoved + 1) * sizeof *q);
 			if (q == NULL)
@@ -659,19 +710,12 @@ xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
 
 	err = XP_E_OK;
 fail:
-	for (size_t i = 0; i < c.nobj; i++) {
-		free(c.objs[i].path);
-		xp_cp_names_free(&c.objs[i].names);
-		xp_sym_free(c.objs[i].sym);
+	for (size_t i = 0; i < s.c.nobj; i++) {
+		free(s.c.objs[i].path);
+		xp_cp_names_free(&s.c.objs[i].names);
+		xp_sym_free(s.c.objs[i].sym);
 	}
-	free(c.objs);
-	free(libs);
-	free(uniq);
-	an->ai = ai;
-	an->na = na;
-	an->ad = ad;
-	an->ch = ch;
-	an->nch = nch;
+	free(s.c.objs);
 	if (err != XP_E_OK)
 		xp_cp_an_free(an);
 	return err;

@@ -180,191 +180,234 @@ static xp_err end_of_line(tx *t)
 	return XP_E_OK;
 }
 
-xp_err xp_cp_read_text(const unsigned char *buf, size_t len, const char *name,
-                    const xp_load_opts *o, void **out, xp_diags *d)
-{
-	xp_cpuprof *p = NULL;
-	xp_buf mt = {0}, pcs = {0};
-	uint64_t hv[CP_MAX_HDR + 2];
-	size_t nh = 0, wl;
-	unsigned slot;
-	int big, noeol = 0;
-	xp_err err = XP_E_SYNTAX;
-	const char *w;
+/* The reader's state: the line cursor, what the first lines said, and
+ * the profile being read. */
+typedef struct {
 	tx t;
+	unsigned slot;
+	int big;
+	uint64_t hv[CP_MAX_HDR + 2];   /* the header slots */
+	size_t nh;
+	xp_cpuprof *p;
+	xp_buf mt;             /* the mapped-objects text */
+	xp_buf pcs;            /* one sample's PCs */
+} rdtext;
 
-	*out = NULL;
-	xp_lines_init(&t.l, buf, len, name, d);
-	if (!next_line(&t) || t.l.len != sizeof magic - 1 ||
-	    memcmp(t.l.line, magic, t.l.len) != 0)
-		return xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
+/* The magic line, then the layout line: slot size and byte order. */
+static xp_err read_layout(rdtext *r)
+{
+	tx *t = &r->t;
+	const char *w;
+	size_t wl;
+
+	if (!next_line(t) || t->l.len != sizeof magic - 1 ||
+	    memcmp(t->l.line, magic, t->l.len) != 0)
+		return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
 		                      "expected \"%s\"", magic);
-	if (!next_line(&t) || !is_kw(&t, "layout"))
-		return xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
+	if (!next_line(t) || !is_kw(t, "layout"))
+		return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
 		                      "expected \"layout 32le|32be|64le|64be\"");
-	t.p += 6;
-	w = word(&t, &wl);
+	t->p += 6;
+	w = word(t, &wl);
 	if (w == NULL || wl != 4 || (memcmp(w, "32", 2) != 0 &&
 	                             memcmp(w, "64", 2) != 0) ||
 	    (memcmp(w + 2, "le", 2) != 0 && memcmp(w + 2, "be", 2) != 0))
-		return xp_lines_error(&t.l, XP_E_SYNTAX, w != NULL ? w : t.p,
+		return xp_lines_error(&t->l, XP_E_SYNTAX, w != NULL ? w : t->p,
 		                      "expected 32le, 32be, 64le or 64be");
-	slot = w[0] == '3' ? 4 : 8;
-	big = w[2] == 'b';
-	if ((err = end_of_line(&t)) != XP_E_OK)
-		return err;
-	if (!next_line(&t) || !is_kw(&t, "header"))
-		return xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
+	r->slot = w[0] == '3' ? 4 : 8;
+	r->big = w[2] == 'b';
+	return end_of_line(t);
+}
+
+/* The header line: every slot, with the binary form's rules on slots 0
+ * to 3. */
+static xp_err read_header(rdtext *r)
+{
+	tx *t = &r->t;
+	uint64_t *hv = r->hv;
+	xp_err err;
+
+	if (!next_line(t) || !is_kw(t, "header"))
+		return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
 		                      "expected \"header\" and the header slots");
-	t.p += 6;
+	t->p += 6;
 	for (;;) {
-		skip_blanks(&t);
-		if (t.p == t.end)
+		size_t nh = r->nh;
+		skip_blanks(t);
+		if (t->p == t->end)
 			break;
 		if (nh == CP_MAX_HDR + 2)
-			return xp_lines_error(&t.l, XP_E_SYNTAX, t.p,
+			return xp_lines_error(&t->l, XP_E_SYNTAX, t->p,
 			                      "more than %u header slots",
 			                      CP_MAX_HDR + 2);
-		const char *at = t.p;
-		if ((err = number(&t, 0, xp_cp_slot_max(slot), "a header slot",
+		const char *at = t->p;
+		if ((err = number(t, 0, xp_cp_slot_max(r->slot), "a header slot",
 		                  &hv[nh])) != XP_E_OK)
 			return err;
 		if ((nh == 0 && hv[0] != 0) ||
 		    (nh == 2 && hv[2] > 1) || (nh == 3 && hv[3] == 0))
-			return xp_lines_error(&t.l, XP_E_SYNTAX, at, "%s",
+			return xp_lines_error(&t->l, XP_E_SYNTAX, at, "%s",
 			                      nh == 0 ? "header slot 0 must be 0" :
 			                      nh == 2 ? "format version must be 0, "
 			                                "or 1 for Java" :
 			                      "sampling period must not be 0");
-		nh++;
+		r->nh++;
 	}
-	if (nh < 5 || hv[1] != nh - 2)
-		return xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-		                      "slot 1 must count the %s", nh < 5 ?
+	if (r->nh < 5 || hv[1] != r->nh - 2)
+		return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+		                      "slot 1 must count the %s", r->nh < 5 ?
 		                      "header slots after it (at least 5 "
 		                      "slots in all)" :
 		                      "header slots after it");
-	p = xp_cp_new(slot, big);
-	if (p == NULL)
-		return XP_E_NOMEM;
-	p->hdr = malloc(nh * sizeof *p->hdr);
-	if (p->hdr == NULL) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	memcpy(p->hdr, hv, nh * sizeof *p->hdr);
-	p->nhdr = nh;
+	return XP_E_OK;
+}
 
-	/* Samples up to the trailer. */
+/* A sample line after its keyword: the count and the PCs, added to p. */
+static xp_err read_sample(rdtext *r)
+{
+	tx *t = &r->t;
+	uint64_t count, pc;
+	size_t n = 0;
+	xp_err err;
+
+	t->p += 6;
+	r->pcs.len = 0;
+	if ((err = number(t, 0, xp_cp_slot_max(r->slot), "a sample count",
+	                  &count)) != XP_E_OK)
+		return err;
 	for (;;) {
-		if (!next_line(&t)) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, t.l.line + t.l.len,
-			                     "missing \"trailer\" line");
-			goto fail;
-		}
-		if (is_kw(&t, "trailer")) {
-			t.p += 7;
-			if ((err = end_of_line(&t)) != XP_E_OK)
-				goto fail;
+		skip_blanks(t);
+		if (t->p == t->end)
 			break;
-		}
-		if (!is_kw(&t, "sample")) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-			                     "expected \"sample\" or \"trailer\"");
-			goto fail;
-		}
-		t.p += 6;
-		uint64_t count, pc;
-		size_t n = 0;
-		pcs.len = 0;
-		if ((err = number(&t, 0, xp_cp_slot_max(slot), "a sample count",
-		                  &count)) != XP_E_OK)
-			goto fail;
-		for (;;) {
-			skip_blanks(&t);
-			if (t.p == t.end)
-				break;
-			if ((err = number(&t, 1, xp_cp_slot_max(slot), "a PC",
-			                  &pc)) != XP_E_OK)
-				goto fail;
-			if ((err = xp_buf_append(&pcs, &pc, sizeof pc)) !=
-			    XP_E_OK)
-				goto fail;
-			n++;
-		}
-		if (n == 0) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, t.p,
-			                     "a sample needs at least one PC");
-			goto fail;
-		}
-		if (count == 0 && n == 1 && ((uint64_t *)pcs.p)[0] == 0) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-			                     "a sample 0 0x0 would read back as "
-			                     "the trailer");
-			goto fail;
-		}
-		if ((err = xp_cp_add_record(p, count, (uint64_t *)pcs.p, n)) !=
-		    XP_E_OK)
-			goto fail;
+		if ((err = number(t, 1, xp_cp_slot_max(r->slot), "a PC",
+		                  &pc)) != XP_E_OK)
+			return err;
+		if ((err = xp_buf_append(&r->pcs, &pc, sizeof pc)) != XP_E_OK)
+			return err;
+		n++;
 	}
+	if (n == 0)
+		return xp_lines_error(&t->l, XP_E_SYNTAX, t->p,
+		                      "a sample needs at least one PC");
+	if (count == 0 && n == 1 && ((uint64_t *)r->pcs.p)[0] == 0)
+		return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+		                      "a sample 0 0x0 would read back as "
+		                      "the trailer");
+	return xp_cp_add_record(r->p, count, (uint64_t *)r->pcs.p, n);
+}
 
-	/* The mapped-objects text. */
-	while (next_line(&t)) {
-		if (noeol) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-			                     "nothing may follow \"noeol\"");
-			goto fail;
+/* Sample lines up to the trailer line. */
+static xp_err read_samples(rdtext *r)
+{
+	tx *t = &r->t;
+	xp_err err;
+
+	for (;;) {
+		if (!next_line(t))
+			return xp_lines_error(&t->l, XP_E_SYNTAX,
+			                      t->l.line + t->l.len,
+			                      "missing \"trailer\" line");
+		if (is_kw(t, "trailer")) {
+			t->p += 7;
+			return end_of_line(t);
 		}
-		if (t.l.len == 5 && memcmp(t.l.line, "noeol", 5) == 0) {
-			if (mt.len == 0) {
-				err = xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-				                     "\"noeol\" needs a \"map\" "
-				                     "line before it");
-				goto fail;
-			}
-			mt.len--;   /* the newline after the last line */
+		if (!is_kw(t, "sample"))
+			return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+			                      "expected \"sample\" or \"trailer\"");
+		if ((err = read_sample(r)) != XP_E_OK)
+			return err;
+	}
+}
+
+/* A "map" line: its text, checked as a line of the mapped objects, goes
+ * to mt.  A bad line sets *bad and reading goes on, unless the
+ * diagnostics are full. */
+static xp_err read_map(rdtext *r, xp_err *bad)
+{
+	const xp_lines *l = &r->t.l;
+	const char *s = l->line + (l->len > 3 ? 4 : 3);
+	size_t sl = l->len - (size_t)(s - l->line), pl, col;
+	const char *path, *why;
+	xp_cpuprof_map m;
+
+	if (xp_cp_line(s, sl, &m, &path, &pl, &why, &col) == CP_LINE_BAD) {
+		*bad = xp_lines_error(l, XP_E_SYNTAX, s + col, "%s", why);
+		if (xp_diags_full(l->d))
+			return *bad;
+	}
+	if (xp_buf_append(&r->mt, s, sl) != XP_E_OK ||
+	    xp_buf_append(&r->mt, "\n", 1) != XP_E_OK)
+		return XP_E_NOMEM;
+	return XP_E_OK;
+}
+
+/* The mapped-objects text after the trailer: "map" lines, perhaps ended
+ * by "noeol". */
+static xp_err read_maps(rdtext *r)
+{
+	tx *t = &r->t;
+	xp_err bad = XP_E_OK, err;
+	int noeol = 0;
+
+	while (next_line(t)) {
+		if (noeol)
+			return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+			                      "nothing may follow \"noeol\"");
+		if (t->l.len == 5 && memcmp(t->l.line, "noeol", 5) == 0) {
+			if (r->mt.len == 0)
+				return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+				                      "\"noeol\" needs a \"map\" "
+				                      "line before it");
+			r->mt.len--;   /* the newline after the last line */
 			noeol = 1;
 			continue;
 		}
-		if (!(t.l.len >= 4 && memcmp(t.l.line, "map ", 4) == 0) &&
-		    !(t.l.len == 3 && memcmp(t.l.line, "map", 3) == 0)) {
-			err = xp_lines_error(&t.l, XP_E_SYNTAX, NULL,
-			                     "expected \"map\" and a line of the "
-			                     "mapped objects text, or \"noeol\"");
-			goto fail;
-		}
-		{
-			const char *s = t.l.line + (t.l.len > 3 ? 4 : 3);
-			size_t sl = t.l.len - (size_t)(s - t.l.line), pl, col;
-			const char *path, *why;
-			xp_cpuprof_map m;
-
-			if (xp_cp_line(s, sl, &m, &path, &pl, &why, &col) ==
-			    CP_LINE_BAD) {
-				err = xp_lines_error(&t.l, XP_E_SYNTAX, s + col,
-				                     "%s", why);
-				if (xp_diags_full(d))
-					goto fail;
-			}
-			if (xp_buf_append(&mt, s, sl) != XP_E_OK ||
-			    xp_buf_append(&mt, "\n", 1) != XP_E_OK) {
-				err = XP_E_NOMEM;
-				goto fail;
-			}
-		}
+		if (!(t->l.len >= 4 && memcmp(t->l.line, "map ", 4) == 0) &&
+		    !(t->l.len == 3 && memcmp(t->l.line, "map", 3) == 0))
+			return xp_lines_error(&t->l, XP_E_SYNTAX, NULL,
+			                      "expected \"map\" and a line of the "
+			                      "mapped objects text, or \"noeol\"");
+		if ((err = read_map(r, &bad)) != XP_E_OK)
+			return err;
 	}
-	if (err != XP_E_OK)
+	return bad;
+}
+
+/* The module's text reader: layout and header, samples, mapped objects. */
+xp_err xp_cp_read_text(const unsigned char *buf, size_t len, const char *name,
+                    const xp_load_opts *o, void **out, xp_diags *d)
+{
+	rdtext r = {0};
+	xp_err err;
+
+	*out = NULL;
+	xp_lines_init(&r.t.l, buf, len, name, d);
+	if ((err = read_layout(&r)) != XP_E_OK ||
+	    (err = read_header(&r)) != XP_E_OK)
+		return err;
+	r.p = xp_cp_new(r.slot, r.big);
+	if (r.p == NULL)
+		return XP_E_NOMEM;
+	r.p->hdr = malloc(r.nh * sizeof *r.p->hdr);
+	if (r.p->hdr == NULL) {
+		err = XP_E_NOMEM;
 		goto fail;
-	if ((err = xp_cp_set_text(p, (const char *)mt.p, mt.len)) != XP_E_OK)
+	}
+	memcpy(r.p->hdr, r.hv, r.nh * sizeof *r.p->hdr);
+	r.p->nhdr = r.nh;
+	if ((err = read_samples(&r)) != XP_E_OK ||
+	    (err = read_maps(&r)) != XP_E_OK ||
+	    (err = xp_cp_set_text(r.p, (const char *)r.mt.p, r.mt.len)) !=
+	    XP_E_OK)
 		goto fail;
-	xp_buf_free(&mt);
-	xp_buf_free(&pcs);
-	*out = p;
+	xp_buf_free(&r.mt);
+	xp_buf_free(&r.pcs);
+	*out = r.p;
 	(void)o;
 	return XP_E_OK;
 fail:
-	xp_buf_free(&mt);
-	xp_buf_free(&pcs);
-	xp_cp_free(p);
+	xp_buf_free(&r.mt);
+	xp_buf_free(&r.pcs);
+	xp_cp_free(r.p);
 	return err;
 }

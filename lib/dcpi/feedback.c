@@ -109,148 +109,202 @@ static uint32_t epoch_secs(const xp_dcpi *m)
 	return (uint32_t)t;
 }
 
-/* Builds the profile from the samples, grouped and sorted. */
-static xp_err build(const xp_dcpi *m, const char *path, sample *s, size_t n,
-                    size_t nprocs, xp_fb **out)
-{
-	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0);
-	pname *pn = NULL;
-	char **names = NULL;
-	const sample **byline = NULL;
-	size_t nl = 0, nfiles = 0;
-	xp_objfile of = { 0 };
+/* What building the feedback works with: the samples, grouped and
+ * sorted, the names given to procedures and the builder. */
+typedef struct {
+	const sample *s;
+	size_t n, nprocs;
+	char **names;          /* a procedure's name@0x<address>, or NULL */
+	const sample **byline; /* the samples with a line, by file and line */
+	size_t nl;
+	xp_fbb *b;
 	xp_str objpath;
-	xp_err err = XP_E_NOMEM;
+} fbbuild;
 
-	if (b == NULL)
+/* The name of x's procedure in the object file. */
+static const char *proc_name(const fbbuild *c, const sample *x)
+{
+	return c->names[x->proc] != NULL ? c->names[x->proc] : x->sym->name;
+}
+
+/* Procedure names must be unique in an object file: a second function of
+ * the same name (a static one elsewhere) is called name@0x<address>. */
+static xp_err unique_names(fbbuild *c)
+{
+	const sample *s = c->s;
+	pname *pn = calloc(c->nprocs ? c->nprocs : 1, sizeof *pn);
+
+	if (pn == NULL)
 		return XP_E_NOMEM;
-	pn = calloc(nprocs ? nprocs : 1, sizeof *pn);
-	names = calloc(nprocs ? nprocs : 1, sizeof *names);
-	byline = calloc(n ? n : 1, sizeof *byline);
-	if (pn == NULL || names == NULL || byline == NULL)
-		goto out;
-	/* Procedure names must be unique in an object file: a second
-	 * function of the same name (a static one elsewhere) is called
-	 * name@0x<address>. */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < c->n; i++)
 		if (i == 0 || s[i].proc != s[i - 1].proc) {
 			pn[s[i].proc].name = s[i].sym->name;
 			pn[s[i].proc].idx = s[i].proc;
 		}
-	xp_qsort(pn, nprocs, sizeof *pn, cmp_pname);
-	for (size_t i = 1; i < nprocs; i++) {
+	xp_qsort(pn, c->nprocs, sizeof *pn, cmp_pname);
+	for (size_t i = 1; i < c->nprocs; i++) {
+		char **nm = &c->names[pn[i].idx];
 		if (strcmp(pn[i].name, pn[i - 1].name) != 0)
 			continue;
-		for (size_t j = 0; j < n; j++) {
+		for (size_t j = 0; j < c->n; j++) {
 			char buf[32];
 			size_t len;
 			if (s[j].proc != pn[i].idx)
 				continue;
 			len = (size_t)snprintf(buf, sizeof buf, "@0x%" PRIx64,
 			                       s[j].sym->addr);
-			names[pn[i].idx] = malloc(strlen(pn[i].name) + len + 1);
-			if (names[pn[i].idx] == NULL)
-				goto out;
-			strcpy(names[pn[i].idx], pn[i].name);
-			strcat(names[pn[i].idx], buf);
+			*nm = malloc(strlen(pn[i].name) + len + 1);
+			if (*nm == NULL) {
+				free(pn);
+				return XP_E_NOMEM;
+			}
+			strcpy(*nm, pn[i].name);
+			strcat(*nm, buf);
 			break;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (s[i].file != NULL && s[i].line != 0)
-			byline[nl++] = &s[i];
-	xp_qsort(byline, nl, sizeof *byline, cmp_srcline);
-	for (size_t i = 0; i < nl; i++)
-		if (i == 0 || strcmp(byline[i]->file, byline[i - 1]->file) != 0)
-			nfiles++;
+	free(pn);
+	return XP_E_OK;
+}
 
-	if ((err = xp_fbb_intern(b, path, strlen(path), &objpath)) != XP_E_OK)
-		goto out;
-	of.path = objpath;
-	of.tv_sec = epoch_secs(m);
-	of.signature = image_sig(m);
-	of.n_srcfile_names = (uint32_t)nfiles;
-	if ((err = xp_fbb_begin_objfile(b, &of)) != XP_E_OK)
-		goto out;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		uint32_t ntup = 0;
-		const char *nm;
-		xp_proc p = { 0 };
+/* The procedure of samples i up to j: a counter and a block per sample,
+ * a tuple per sample with a line. */
+static xp_err add_proc(fbbuild *c, size_t i, size_t j)
+{
+	const sample *s = c->s;
+	const char *nm = proc_name(c, &s[i]);
+	xp_proc p = { 0 };
+	uint32_t ntup = 0;
+	xp_err err;
 
-		while (j < n && s[j].proc == s[i].proc) {
-			ntup += s[j].line != 0;
-			j++;
-		}
-		nm = names[s[i].proc] != NULL ? names[s[i].proc]
-		                              : s[i].sym->name;
-		if ((err = xp_fbb_intern(b, nm, strlen(nm), &p.name)) != XP_E_OK)
-			goto out;
-		p.proc_id = s[i].proc + 1;
-		p.n_srcmap_ops = ntup;
-		if ((err = xp_fbb_begin_proc(b, &p)) != XP_E_OK)
-			goto out;
-		for (size_t k = i; k < j; k++)
-			if ((err = xp_fbb_add_counter(b, s[k].block,
-			                              s[k].count)) != XP_E_OK)
-				goto out;
-		for (size_t k = i; k < j; k++)
-			if ((err = xp_fbb_add_block(b, s[k].block,
-			                            s[k].block)) != XP_E_OK)
-				goto out;
-		for (size_t k = i, t = 1; k < j; k++) {
-			xp_tuple tu = { 0 };
-			if (s[k].line == 0)
-				continue;
-			tu.id = (uint32_t)t++;
-			tu.block = s[k].block;
-			tu.line = s[k].line;
-			tu.srcfile = XP_NOSTR;
-			if (s[k].file != NULL &&
-			    (err = xp_fbb_intern(b, s[k].file, strlen(s[k].file),
-			                         &tu.srcfile)) != XP_E_OK)
-				goto out;
-			if ((err = xp_fbb_add_tuple(b, &tu)) != XP_E_OK)
-				goto out;
-		}
-		i = j;
+	for (size_t k = i; k < j; k++)
+		ntup += s[k].line != 0;
+	if ((err = xp_fbb_intern(c->b, nm, strlen(nm), &p.name)) != XP_E_OK)
+		return err;
+	p.proc_id = s[i].proc + 1;
+	p.n_srcmap_ops = ntup;
+	if ((err = xp_fbb_begin_proc(c->b, &p)) != XP_E_OK)
+		return err;
+	for (size_t k = i; k < j; k++)
+		if ((err = xp_fbb_add_counter(c->b, s[k].block,
+		                              s[k].count)) != XP_E_OK)
+			return err;
+	for (size_t k = i; k < j; k++)
+		if ((err = xp_fbb_add_block(c->b, s[k].block,
+		                            s[k].block)) != XP_E_OK)
+			return err;
+	for (size_t k = i, t = 1; k < j; k++) {
+		xp_tuple tu = { 0 };
+		if (s[k].line == 0)
+			continue;
+		tu.id = (uint32_t)t++;
+		tu.block = s[k].block;
+		tu.line = s[k].line;
+		tu.srcfile = XP_NOSTR;
+		if (s[k].file != NULL &&
+		    (err = xp_fbb_intern(c->b, s[k].file, strlen(s[k].file),
+		                         &tu.srcfile)) != XP_E_OK)
+			return err;
+		if ((err = xp_fbb_add_tuple(c->b, &tu)) != XP_E_OK)
+			return err;
 	}
+	return XP_E_OK;
+}
+
+/* The SRCFILE sections: per file and line, the blocks of the procedures
+ * with samples there. */
+static xp_err add_srcfiles(fbbuild *c)
+{
+	const sample **byline = c->byline;
+	size_t nl = c->nl;
+	xp_err err;
+
 	for (size_t i = 0; i < nl;) {
 		xp_str fp;
 		const char *file = byline[i]->file;
 
-		if ((err = xp_fbb_intern(b, file, strlen(file), &fp)) != XP_E_OK ||
-		    (err = xp_fbb_begin_srcfile(b, fp)) != XP_E_OK)
-			goto out;
+		if ((err = xp_fbb_intern(c->b, file, strlen(file), &fp)) !=
+		    XP_E_OK ||
+		    (err = xp_fbb_begin_srcfile(c->b, fp)) != XP_E_OK)
+			return err;
 		while (i < nl && strcmp(byline[i]->file, file) == 0) {
 			unsigned line = byline[i]->line;
-			if ((err = xp_fbb_begin_srcline(b, line, 0)) != XP_E_OK)
-				goto out;
+			if ((err = xp_fbb_begin_srcline(c->b, line, 0)) !=
+			    XP_E_OK)
+				return err;
 			for (; i < nl && byline[i]->line == line &&
 			       strcmp(byline[i]->file, file) == 0; i++) {
 				const sample *x = byline[i];
-				const char *nm = names[x->proc] != NULL ?
-				                 names[x->proc] : x->sym->name;
+				const char *nm = proc_name(c, x);
 				xp_blockref br = { 0 };
 				br.block = x->block;
 				br.count = x->count;
-				br.objfile = objpath;
-				if ((err = xp_fbb_intern(b, nm, strlen(nm),
+				br.objfile = c->objpath;
+				if ((err = xp_fbb_intern(c->b, nm, strlen(nm),
 				                         &br.proc)) != XP_E_OK ||
-				    (err = xp_fbb_add_blockref(b, &br)) != XP_E_OK)
-					goto out;
+				    (err = xp_fbb_add_blockref(c->b, &br)) !=
+				    XP_E_OK)
+					return err;
 			}
 		}
 	}
-	err = xp_fbb_finish(b, out);
+	return XP_E_OK;
+}
+
+/* Builds the profile from the samples, grouped and sorted. */
+static xp_err build(const xp_dcpi *m, const char *path, sample *s, size_t n,
+                    size_t nprocs, xp_fb **out)
+{
+	fbbuild c = { 0 };
+	size_t nfiles = 0;
+	xp_objfile of = { 0 };
+	xp_err err = XP_E_NOMEM;
+
+	c.s = s;
+	c.n = n;
+	c.nprocs = nprocs;
+	if ((c.b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0)) == NULL)
+		return XP_E_NOMEM;
+	c.names = calloc(nprocs ? nprocs : 1, sizeof *c.names);
+	c.byline = calloc(n ? n : 1, sizeof *c.byline);
+	if (c.names == NULL || c.byline == NULL)
+		goto out;
+	if ((err = unique_names(&c)) != XP_E_OK)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (s[i].file != NULL && s[i].line != 0)
+			c.byline[c.nl++] = &s[i];
+	xp_qsort(c.byline, c.nl, sizeof *c.byline, cmp_srcline);
+	for (size_t i = 0; i < c.nl; i++)
+		if (i == 0 ||
+		    strcmp(c.byline[i]->file, c.byline[i - 1]->file) != 0)
+			nfiles++;
+
+	if ((err = xp_fbb_intern(c.b, path, strlen(path), &c.objpath)) !=
+	    XP_E_OK)
+		goto out;
+	of.path = c.objpath;
+	of.tv_sec = epoch_secs(m);
+	of.signature = image_sig(m);
+	of.n_srcfile_names = (uint32_t)nfiles;
+	if ((err = xp_fbb_begin_objfile(c.b, &of)) != XP_E_OK)
+		goto out;
+	for (size_t i = 0, j = 0; i < n; i = j) {
+		while (j < n && s[j].proc == s[i].proc)
+			j++;
+		if ((err = add_proc(&c, i, j)) != XP_E_OK)
+			goto out;
+	}
+	if ((err = add_srcfiles(&c)) != XP_E_OK)
+		goto out;
+	err = xp_fbb_finish(c.b, out);
 out:
-	if (names != NULL)
+	if (c.names != NULL)
 		for (size_t i = 0; i < nprocs; i++)
-			free(names[i]);
-	free(names);
-	free(pn);
-	free(byline);
-	xp_fbb_free(b);
+			free(c.names[i]);
+	free(c.names);
+	free(c.byline);
+	xp_fbb_free(c.b);
 	return err;
 }
 

@@ -112,202 +112,214 @@ static int field_hex(const char *s, size_t n, uint64_t *v)
 	return 0;
 }
 
+/* The reader's state: the line cursor and its fields, the profile being
+ * read and where its chunks stand. */
+typedef struct {
+	xp_lines l;
+	fields f;              /* the current line's */
+	xp_dcpi *m;
+	size_t ccap, cap;      /* room for chunks and for counts */
+	size_t have;           /* count lines of the last chunk so far */
+	int in_chunk, footer;
+	uint32_t chunk_line;   /* the line of the last chunk */
+} rdtext;
+
+/* The first line, "DCPI-TEXT 1", then the header as dcpi(5) gives it. */
+static xp_err read_head(rdtext *r, const unsigned char *buf, size_t len)
+{
+	xp_lines *l = &r->l;
+	const fields *f = &r->f;
+	size_t start, hend;
+	xp_err err;
+
+	xp_lines_next(l);
+	split(l, &r->f);
+	if (f->count != 2 || f->n[0] != sizeof XP_DCPI_TEXT_MAGIC - 1 ||
+	    memcmp(f->s[0], XP_DCPI_TEXT_MAGIC, f->n[0]) != 0 ||
+	    f->s[0] != l->line)
+		return xp_lines_error(l, XP_E_SYNTAX, NULL, "expected \"%s %s\"",
+		                      XP_DCPI_TEXT_MAGIC, XP_DCPI_TEXT_VERSION);
+	if (f->n[1] != 1 || f->s[1][0] != '1')
+		return xp_lines_error(l, XP_E_VERSION, f->s[1], "unsupported "
+		                      "DCPI-TEXT version \"%.*s\" (this program "
+		                      "reads version %s)", (int)f->n[1], f->s[1],
+		                      XP_DCPI_TEXT_VERSION);
+	start = (size_t)(l->p - l->base);
+	err = xp_dcpi_parse_header(buf + start, len - start, l->name, 1,
+	                           start, r->m, &hend, l->d);
+	if (err != XP_E_OK)
+		return err;
+	l->p += hend;
+	l->lineno = 1 + (uint32_t)r->m->nlines;
+	return XP_E_OK;
+}
+
+/* Whether the last chunk still lacks count lines. */
+static int chunk_short(const rdtext *r)
+{
+	return r->in_chunk && r->have < r->m->chunks[r->m->nchunks - 1].number;
+}
+
+/* The error for a chunk cut short by the current line. */
+static xp_err short_chunk(const rdtext *r)
+{
+	return xp_lines_error(&r->l, XP_E_SYNTAX, r->f.s[0], "the chunk of "
+	                      "line %" PRIu32 " declares %" PRIu32 " counts, "
+	                      "found %zu", r->chunk_line,
+	                      r->m->chunks[r->m->nchunks - 1].number, r->have);
+}
+
+/* A chunk line: chunk 0x<offset> <number>, under the binary form's rules. */
+static xp_err read_chunk(rdtext *r)
+{
+	const xp_lines *l = &r->l;
+	const fields *f = &r->f;
+	const xp_dcpi_chunk *prev;
+	uint64_t hx;
+	uint32_t b;
+	char msg[256];
+	xp_err err;
+
+	if (chunk_short(r))
+		return short_chunk(r);
+	if (f->count != 3)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[0], "expected chunk "
+		                      "0x<offset> <number>");
+	if (field_hex(f->s[1], f->n[1], &hx) != 0 || hx > UINT32_MAX)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[1], "bad chunk offset "
+		                      "\"%.*s\" (expected 0x and at most 8 hex "
+		                      "digits)", (int)f->n[1], f->s[1]);
+	if (field_dec(f->s[2], f->n[2], &b) != 0)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[2], "bad chunk length "
+		                      "\"%.*s\" (expected a 32-bit decimal)",
+		                      (int)f->n[2], f->s[2]);
+	prev = r->m->nchunks > 0 ? &r->m->chunks[r->m->nchunks - 1] : NULL;
+	if (xp_dcpi_chunk_rule(r->m, prev, (uint32_t)hx, b, msg,
+	                       sizeof msg) != NULL)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[1], "%s", msg);
+	if ((err = xp_dcpi_add_chunk(r->m, &r->ccap, (uint32_t)hx, b)) !=
+	    XP_E_OK)
+		return err;
+	r->in_chunk = 1;
+	r->have = 0;
+	r->chunk_line = l->lineno;
+	return XP_E_OK;
+}
+
+/* The footer line: footer <addresses> <samples>, which must agree with
+ * the chunks. */
+static xp_err read_footer(rdtext *r)
+{
+	const xp_lines *l = &r->l;
+	const fields *f = &r->f;
+	uint64_t addrs, samples;
+	uint32_t a, b;
+
+	if (chunk_short(r))
+		return short_chunk(r);
+	if (f->count != 3 || field_dec(f->s[1], f->n[1], &a) != 0 ||
+	    field_dec(f->s[2], f->n[2], &b) != 0)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[0], "expected footer "
+		                      "<addresses> <samples> (32-bit decimals)");
+	xp_dcpi_footer(r->m, &addrs, &samples);
+	if (a != addrs)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[1], "footer says %"
+		                      PRIu32 " addresses with samples, the "
+		                      "chunks have %" PRIu64, a, addrs);
+	if (samples > UINT32_MAX)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[2], "the chunks' "
+		                      "samples sum to %" PRIu64 ", more than the "
+		                      "footer's 32 bits hold", samples);
+	if (b != samples)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[2], "footer says %"
+		                      PRIu32 " samples, the chunks sum to %"
+		                      PRIu64, b, samples);
+	r->footer = 1;
+	return XP_E_OK;
+}
+
+/* A count line of the last chunk: 0x<offset> <count>. */
+static xp_err read_count(rdtext *r)
+{
+	const xp_lines *l = &r->l;
+	const fields *f = &r->f;
+	xp_dcpi *m = r->m;
+	uint64_t hx, want;
+	uint32_t a;
+
+	if (!r->in_chunk || r->have == m->chunks[m->nchunks - 1].number)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[0], r->in_chunk ?
+		                      "more count lines than the chunk's length" :
+		                      "count line before the first chunk line");
+	if (f->count != 2 || field_hex(f->s[0], f->n[0], &hx) != 0)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[0],
+		                      "expected 0x<offset> <count>");
+	want = (uint64_t)m->chunks[m->nchunks - 1].offset + r->have;
+	if (hx != want)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[0], "offset 0x%"
+		                      PRIx64 ", expected 0x%" PRIx64, hx, want);
+	if (field_dec(f->s[1], f->n[1], &a) != 0)
+		return xp_lines_error(l, XP_E_SYNTAX, f->s[1], "bad count "
+		                      "\"%.*s\" (expected a 32-bit decimal)",
+		                      (int)f->n[1], f->s[1]);
+	if (m->ncounts == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 64;
+		uint32_t *nb = realloc(m->counts, nc * sizeof *nb);
+		if (nb == NULL)
+			return XP_E_NOMEM;
+		m->counts = nb;
+		r->cap = nc;
+	}
+	m->counts[m->ncounts++] = a;
+	r->have++;
+	return XP_E_OK;
+}
+
+/* The module's text reader: the head, then chunk, count and footer
+ * lines. */
 xp_err xp_dcpi_read_text(const unsigned char *buf, size_t len,
                          const char *name, const xp_load_opts *o, void **out,
                          xp_diags *d)
 {
-	xp_dcpi *m;
-	xp_lines l;
-	size_t hend, ccap = 0, cap = 0, have = 0;
-	uint32_t nhl;
-	int in_chunk = 0, footer = 0;
-	uint32_t chunk_line = 0;
+	rdtext r = {0};
+	const fields *f = &r.f;
 	xp_err err;
-	fields f;
-	char msg[256];
 
 	*out = NULL;
 	if ((err = xp_dcpi_check_layout(o, name, d)) != XP_E_OK)
 		return err;
-	if ((m = xp_dcpi_alloc()) == NULL)
+	if ((r.m = xp_dcpi_alloc()) == NULL)
 		return XP_E_NOMEM;
-	xp_lines_init(&l, buf, len, name, d);
-	xp_lines_next(&l);
-	split(&l, &f);
-	if (f.count != 2 || f.n[0] != sizeof XP_DCPI_TEXT_MAGIC - 1 ||
-	    memcmp(f.s[0], XP_DCPI_TEXT_MAGIC, f.n[0]) != 0 || f.s[0] != l.line) {
-		err = xp_lines_error(&l, XP_E_SYNTAX, NULL, "expected \"%s %s\"",
-		                     XP_DCPI_TEXT_MAGIC, XP_DCPI_TEXT_VERSION);
+	xp_lines_init(&r.l, buf, len, name, d);
+	if ((err = read_head(&r, buf, len)) != XP_E_OK)
 		goto fail;
-	}
-	if (f.n[1] != 1 || f.s[1][0] != '1') {
-		err = xp_lines_error(&l, XP_E_VERSION, f.s[1], "unsupported "
-		                     "DCPI-TEXT version \"%.*s\" (this program "
-		                     "reads version %s)", (int)f.n[1], f.s[1],
-		                     XP_DCPI_TEXT_VERSION);
-		goto fail;
-	}
-	{
-		size_t start = (size_t)(l.p - l.base);
-		err = xp_dcpi_parse_header(buf + start, len - start, name, 1,
-		                           start, m, &hend, d);
-		if (err != XP_E_OK)
-			goto fail;
-		nhl = 1 + (uint32_t)m->nlines;
-		l.p += hend;
-		l.lineno = nhl;
-	}
-	while (xp_lines_next(&l)) {
-		uint64_t hx;
-		uint32_t a, b;
-
-		split(&l, &f);
-		if (f.count == 0)
+	while (xp_lines_next(&r.l)) {
+		split(&r.l, &r.f);
+		if (f->count == 0)
 			continue;
-		if (footer) {
-			err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
+		if (r.footer) {
+			err = xp_lines_error(&r.l, XP_E_SYNTAX, f->s[0],
 			                     "text after the footer line");
 			goto fail;
 		}
-		if (f.n[0] == 5 && memcmp(f.s[0], "chunk", 5) == 0) {
-			const xp_dcpi_chunk *prev;
-			if (in_chunk && have < m->chunks[m->nchunks - 1].number)
-				goto short_chunk;
-			if (f.count != 3) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
-				                     "expected chunk 0x<offset> "
-				                     "<number>");
-				goto fail;
-			}
-			if (field_hex(f.s[1], f.n[1], &hx) != 0 ||
-			    hx > UINT32_MAX) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[1],
-				                     "bad chunk offset \"%.*s\" "
-				                     "(expected 0x and at most 8 "
-				                     "hex digits)", (int)f.n[1],
-				                     f.s[1]);
-				goto fail;
-			}
-			if (field_dec(f.s[2], f.n[2], &b) != 0) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[2],
-				                     "bad chunk length \"%.*s\" "
-				                     "(expected a 32-bit decimal)",
-				                     (int)f.n[2], f.s[2]);
-				goto fail;
-			}
-			prev = m->nchunks > 0 ? &m->chunks[m->nchunks - 1]
-			                      : NULL;
-			if (xp_dcpi_chunk_rule(m, prev, (uint32_t)hx, b, msg,
-			               sizeof msg) != NULL) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[1], "%s",
-				                     msg);
-				goto fail;
-			}
-			if ((err = xp_dcpi_add_chunk(m, &ccap, (uint32_t)hx, b)) !=
-			    XP_E_OK)
-				goto fail;
-			in_chunk = 1;
-			have = 0;
-			chunk_line = l.lineno;
-			continue;
-		}
-		if (f.n[0] == 6 && memcmp(f.s[0], "footer", 6) == 0) {
-			uint64_t addrs, samples;
-			if (in_chunk && have < m->chunks[m->nchunks - 1].number)
-				goto short_chunk;
-			if (f.count != 3 || field_dec(f.s[1], f.n[1], &a) != 0 ||
-			    field_dec(f.s[2], f.n[2], &b) != 0) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
-				                     "expected footer <addresses> "
-				                     "<samples> (32-bit decimals)");
-				goto fail;
-			}
-			xp_dcpi_footer(m, &addrs, &samples);
-			if (a != addrs) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[1],
-				                     "footer says %" PRIu32
-				                     " addresses with samples, "
-				                     "the chunks have %" PRIu64,
-				                     a, addrs);
-				goto fail;
-			}
-			if (samples > UINT32_MAX) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[2],
-				                     "the chunks' samples sum to %"
-				                     PRIu64 ", more than the "
-				                     "footer's 32 bits hold",
-				                     samples);
-				goto fail;
-			}
-			if (b != samples) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[2],
-				                     "footer says %" PRIu32
-				                     " samples, the chunks sum to %"
-				                     PRIu64, b, samples);
-				goto fail;
-			}
-			footer = 1;
-			continue;
-		}
-		/* A count line: 0x<offset> <count>. */
-		if (!in_chunk || have == m->chunks[m->nchunks - 1].number) {
-			err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
-			                     in_chunk ? "more count lines than "
-			                     "the chunk's length" :
-			                     "count line before the first chunk"
-			                     " line");
+		if (f->n[0] == 5 && memcmp(f->s[0], "chunk", 5) == 0)
+			err = read_chunk(&r);
+		else if (f->n[0] == 6 && memcmp(f->s[0], "footer", 6) == 0)
+			err = read_footer(&r);
+		else
+			err = read_count(&r);
+		if (err != XP_E_OK)
 			goto fail;
-		}
-		if (f.count != 2 || field_hex(f.s[0], f.n[0], &hx) != 0) {
-			err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
-			                     "expected 0x<offset> <count>");
-			goto fail;
-		}
-		{
-			const xp_dcpi_chunk *c = &m->chunks[m->nchunks - 1];
-			uint64_t want = (uint64_t)c->offset + have;
-			if (hx != want) {
-				err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0],
-				                     "offset 0x%" PRIx64 ", expected"
-				                     " 0x%" PRIx64, hx, want);
-				goto fail;
-			}
-		}
-		if (field_dec(f.s[1], f.n[1], &a) != 0) {
-			err = xp_lines_error(&l, XP_E_SYNTAX, f.s[1],
-			                     "bad count \"%.*s\" (expected a "
-			                     "32-bit decimal)", (int)f.n[1],
-			                     f.s[1]);
-			goto fail;
-		}
-		if (m->ncounts == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			uint32_t *nb = realloc(m->counts, nc * sizeof *nb);
-			if (nb == NULL) {
-				err = XP_E_NOMEM;
-				goto fail;
-			}
-			m->counts = nb;
-			cap = nc;
-		}
-		m->counts[m->ncounts++] = a;
-		have++;
 	}
-	if (!footer) {
+	if (!r.footer) {
 		/* At the line after the last one, which is empty. */
-		err = xp_diag_text(d, XP_E_SYNTAX, name, l.lineno + 1, 1, len,
+		err = xp_diag_text(d, XP_E_SYNTAX, name, r.l.lineno + 1, 1, len,
 		                   "", 0, "missing footer line at the end");
 		goto fail;
 	}
-	*out = m;
+	*out = r.m;
 	return XP_E_OK;
-short_chunk:
-	err = xp_lines_error(&l, XP_E_SYNTAX, f.s[0], "the chunk of line %"
-	                     PRIu32 " declares %" PRIu32 " counts, found %zu",
-	                     chunk_line, m->chunks[m->nchunks - 1].number,
-	                     have);
 fail:
-	xp_dcpi_free(m);
+	xp_dcpi_free(r.m);
 	return err;
 }
-

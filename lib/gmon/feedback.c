@@ -72,167 +72,211 @@ static size_t fn_of(const xp_gmon_analysis *a, uint64_t pc)
 	return lo - 1;
 }
 
-xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
-                           xp_fb **out, xp_diags *d)
-{
-	const xp_gmon *g = m;
-	xp_sym *sym = NULL;
-	xp_gmon_analysis *a = NULL;
-	xp_fbb *b = NULL;
-	bbf *bb = NULL;
-	lref *lr = NULL;
-	size_t nbb = 0, nlr = 0, nprocs = 0;
+/* The conversion's state: the profile, its analysis, what is gathered
+ * from them and the feedback being built. */
+typedef struct {
+	const xp_gmon *g;
+	xp_sym *sym;
+	xp_gmon_analysis *a;
+	bbf *bb;               /* basic-block counts by function and address */
+	size_t nbb;
+	lref *lr;              /* the source lines of the blocks */
+	size_t nlr;
+	xp_fbb *b;
 	xp_str objpath;
-	xp_objfile of;
-	uint32_t pid = 0;
-	xp_err err;
+	uint32_t pid;          /* the last proc id */
+} gconv;
 
-	*out = NULL;
-	if (o->exe == NULL)
-		return xp_diag_file(d, XP_E_INVAL, "", "converting a gmon.out "
-		                    "to feedback needs the executable (-e)");
-	if ((err = xp_sym_open(o->exe, &sym, d)) != XP_E_OK)
-		return err;
-	if ((err = xp_gmon_analyze(g, sym, o->exe, &a, d)) != XP_E_OK)
-		goto done;
-	bb = calloc(g->n_bbs + 1, sizeof *bb);
-	lr = calloc(g->n_bbs + a->n_fns + 1, sizeof *lr);
-	if (bb == NULL || lr == NULL) {
-		err = XP_E_NOMEM;
-		goto done;
-	}
-	/* Basic-block counts by function, summed per address. */
-	for (size_t i = 0; i < g->n_bbs; i++) {
-		size_t f = fn_of(a, g->bbs[i].addr);
-		if (f == SIZE_MAX || a->fns[f].excluded)
+/* Basic-block counts by function, summed per address. */
+static void gather_bbs(gconv *c)
+{
+	bbf *bb = c->bb;
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->g->n_bbs; i++) {
+		size_t f = fn_of(c->a, c->g->bbs[i].addr);
+		if (f == SIZE_MAX || c->a->fns[f].excluded)
 			continue;
-		bb[nbb].addr = g->bbs[i].addr;
-		bb[nbb].count = g->bbs[i].count;
-		bb[nbb].fn = f;
-		nbb++;
+		bb[c->nbb].addr = c->g->bbs[i].addr;
+		bb[c->nbb].count = c->g->bbs[i].count;
+		bb[c->nbb].fn = f;
+		c->nbb++;
 	}
-	xp_qsort(bb, nbb, sizeof *bb, cmp_bbf);
-	{
-		size_t k = 0;
-		for (size_t i = 0; i < nbb; i++) {
-			if (k > 0 && bb[k - 1].fn == bb[i].fn &&
-			    bb[k - 1].addr == bb[i].addr) {
-				bb[k - 1].count = bb[k - 1].count > UINT64_MAX -
-				                  bb[i].count ? UINT64_MAX
-				                  : bb[k - 1].count + bb[i].count;
-				continue;
-			}
-			bb[k++] = bb[i];
+	xp_qsort(bb, c->nbb, sizeof *bb, cmp_bbf);
+	for (size_t i = 0; i < c->nbb; i++) {
+		if (k > 0 && bb[k - 1].fn == bb[i].fn &&
+		    bb[k - 1].addr == bb[i].addr) {
+			bb[k - 1].count = bb[k - 1].count > UINT64_MAX -
+			                  bb[i].count ? UINT64_MAX
+			                  : bb[k - 1].count + bb[i].count;
+			continue;
 		}
-		nbb = k;
+		bb[k++] = bb[i];
 	}
+	c->nbb = k;
+}
+
+/* How many procedures there are: functions with samples, calls or
+ * basic-block counts. */
+static size_t count_procs(const gconv *c)
+{
+	const xp_gmon_analysis *a = c->a;
+	size_t nprocs = 0;
+
 	for (size_t i = 0; i < a->n_fns; i++) {
 		const xp_gmon_fn *f = &a->fns[i];
 		if (!f->excluded && (f->samples > 0 || f->ncalls > 0 ||
 		                     f->self_calls > 0))
 			nprocs++;
 	}
-	for (size_t i = 0; i < nbb; i++)
-		if (i == 0 || bb[i].fn != bb[i - 1].fn) {
-			const xp_gmon_fn *f = &a->fns[bb[i].fn];
+	for (size_t i = 0; i < c->nbb; i++)
+		if (i == 0 || c->bb[i].fn != c->bb[i - 1].fn) {
+			const xp_gmon_fn *f = &a->fns[c->bb[i].fn];
 			if (!(f->samples > 0 || f->ncalls > 0 || f->self_calls > 0))
 				nprocs++;
 		}
+	return nprocs;
+}
 
-	b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)nprocs);
-	if (b == NULL) {
-		err = XP_E_NOMEM;
-		goto done;
-	}
-	if ((err = xp_fbb_intern(b, o->exe, strlen(o->exe), &objpath)))
-		goto done;
-	memset(&of, 0, sizeof of);
-	of.path = objpath;
-	if ((err = xp_fbb_begin_objfile(b, &of)))
-		goto done;
-	for (size_t i = 0, k = 0; i < a->n_fns; i++) {
-		const xp_gmon_fn *f = &a->fns[i];
-		size_t k0;
-		uint32_t blk = 1;
-		xp_proc p;
-		const char *file, *func;
-		unsigned line;
+/* Notes the source line of pc, when it has one, for block blk of
+ * function fn. */
+static void note_line(gconv *c, uint64_t pc, uint32_t blk, uint64_t count,
+                      size_t fn)
+{
+	const char *file, *func;
+	unsigned line;
 
-		while (k < nbb && bb[k].fn < i)
-			k++;
-		k0 = k;
-		if (f->excluded || !(f->samples > 0 || f->ncalls > 0 ||
-		                     f->self_calls > 0 || (k < nbb &&
-		                                           bb[k].fn == i)))
-			continue;
-		memset(&p, 0, sizeof p);
-		if ((err = xp_fbb_intern(b, f->name, strlen(f->name), &p.name)))
-			goto done;
-		p.proc_id = ++pid;
-		if ((err = xp_fbb_begin_proc(b, &p)) ||
-		    (err = xp_fbb_add_counter(b, 1,
-		                              (uint64_t)floor(f->samples + 0.5))) ||
-		    (err = xp_fbb_add_counter(b, 2, f->ncalls + f->self_calls)))
-			goto done;
-		for (size_t j = k0; j < nbb && bb[j].fn == i; j++)
-			if ((err = xp_fbb_add_counter(b, (uint32_t)(j - k0 + 3),
-			                              bb[j].count)))
-				goto done;
-		if ((err = xp_fbb_add_block(b, blk, 2)))
-			goto done;
-		if (xp_sym_line(sym, f->addr, &file, &func, &line) == 0 &&
-		    file != NULL && line > 0) {
-			lr[nlr].file = file;
-			lr[nlr].line = line;
-			lr[nlr].block = 1;
-			lr[nlr].count = f->ncalls + f->self_calls;
-			lr[nlr].fn = i;
-			nlr++;
-		}
-		for (size_t j = k0; j < nbb && bb[j].fn == i; j++) {
-			blk = (uint32_t)(j - k0 + 2);
-			if ((err = xp_fbb_add_block(b, blk, blk + 1)))
-				goto done;
-			if (xp_sym_line(sym, bb[j].addr, &file, &func, &line) == 0 &&
-			    file != NULL && line > 0) {
-				lr[nlr].file = file;
-				lr[nlr].line = line;
-				lr[nlr].block = blk;
-				lr[nlr].count = bb[j].count;
-				lr[nlr].fn = i;
-				nlr++;
-			}
-		}
-		k = k0;
+	if (xp_sym_line(c->sym, pc, &file, &func, &line) == 0 &&
+	    file != NULL && line > 0) {
+		c->lr[c->nlr].file = file;
+		c->lr[c->nlr].line = line;
+		c->lr[c->nlr].block = blk;
+		c->lr[c->nlr].count = count;
+		c->lr[c->nlr].fn = fn;
+		c->nlr++;
 	}
-	xp_qsort(lr, nlr, sizeof *lr, cmp_lref);
-	for (size_t i = 0; i < nlr; i++) {
+}
+
+/* The procedure of function i, whose basic-block counts start at k0:
+ * its counters and blocks, and the source lines of its blocks noted. */
+static xp_err add_proc(gconv *c, size_t i, size_t k0)
+{
+	const xp_gmon_fn *f = &c->a->fns[i];
+	const bbf *bb = c->bb;
+	xp_proc p;
+	xp_err err;
+
+	memset(&p, 0, sizeof p);
+	if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name), &p.name)))
+		return err;
+	p.proc_id = ++c->pid;
+	if ((err = xp_fbb_begin_proc(c->b, &p)) ||
+	    (err = xp_fbb_add_counter(c->b, 1,
+	                              (uint64_t)floor(f->samples + 0.5))) ||
+	    (err = xp_fbb_add_counter(c->b, 2, f->ncalls + f->self_calls)))
+		return err;
+	for (size_t j = k0; j < c->nbb && bb[j].fn == i; j++)
+		if ((err = xp_fbb_add_counter(c->b, (uint32_t)(j - k0 + 3),
+		                              bb[j].count)))
+			return err;
+	if ((err = xp_fbb_add_block(c->b, 1, 2)))
+		return err;
+	note_line(c, f->addr, 1, f->ncalls + f->self_calls, i);
+	for (size_t j = k0; j < c->nbb && bb[j].fn == i; j++) {
+		uint32_t blk = (uint32_t)(j - k0 + 2);
+		if ((err = xp_fbb_add_block(c->b, blk, blk + 1)))
+			return err;
+		note_line(c, bb[j].addr, blk, bb[j].count, i);
+	}
+	return XP_E_OK;
+}
+
+/* One SRCFILE section per file, its lines referring to the blocks. */
+static xp_err add_srcfiles(gconv *c)
+{
+	lref *lr = c->lr;
+	xp_err err;
+
+	xp_qsort(lr, c->nlr, sizeof *lr, cmp_lref);
+	for (size_t i = 0; i < c->nlr; i++) {
+		const char *fname = c->a->fns[lr[i].fn].name;
 		xp_blockref r;
 		if (i == 0 || strcmp(lr[i].file, lr[i - 1].file) != 0) {
 			xp_str path;
-			if ((err = xp_fbb_intern(b, lr[i].file, strlen(lr[i].file),
-			                         &path)) ||
-			    (err = xp_fbb_begin_srcfile(b, path)))
-				goto done;
+			if ((err = xp_fbb_intern(c->b, lr[i].file,
+			                         strlen(lr[i].file), &path)) ||
+			    (err = xp_fbb_begin_srcfile(c->b, path)))
+				return err;
 		}
 		if (i == 0 || strcmp(lr[i].file, lr[i - 1].file) != 0 ||
 		    lr[i].line != lr[i - 1].line)
-			if ((err = xp_fbb_begin_srcline(b, lr[i].line, 0)))
-				goto done;
+			if ((err = xp_fbb_begin_srcline(c->b, lr[i].line, 0)))
+				return err;
 		r.block = lr[i].block;
 		r.count = lr[i].count;
-		r.objfile = objpath;
-		if ((err = xp_fbb_intern(b, a->fns[lr[i].fn].name,
-		                         strlen(a->fns[lr[i].fn].name), &r.proc)) ||
-		    (err = xp_fbb_add_blockref(b, &r)))
+		r.objfile = c->objpath;
+		if ((err = xp_fbb_intern(c->b, fname, strlen(fname), &r.proc)) ||
+		    (err = xp_fbb_add_blockref(c->b, &r)))
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* The module's conversion entry: gprof's analysis, then one object file
+ * of procedures and the source files. */
+xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
+                           xp_fb **out, xp_diags *d)
+{
+	gconv c = {0};
+	xp_objfile of;
+	xp_err err;
+
+	*out = NULL;
+	c.g = m;
+	if (o->exe == NULL)
+		return xp_diag_file(d, XP_E_INVAL, "", "converting a gmon.out "
+		                    "to feedback needs the executable (-e)");
+	if ((err = xp_sym_open(o->exe, &c.sym, d)) != XP_E_OK)
+		return err;
+	if ((err = xp_gmon_analyze(c.g, c.sym, o->exe, &c.a, d)) != XP_E_OK)
+		goto done;
+	c.bb = calloc(c.g->n_bbs + 1, sizeof *c.bb);
+	c.lr = calloc(c.g->n_bbs + c.a->n_fns + 1, sizeof *c.lr);
+	if (c.bb == NULL || c.lr == NULL) {
+		err = XP_E_NOMEM;
+		goto done;
+	}
+	gather_bbs(&c);
+	c.b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)count_procs(&c));
+	if (c.b == NULL) {
+		err = XP_E_NOMEM;
+		goto done;
+	}
+	if ((err = xp_fbb_intern(c.b, o->exe, strlen(o->exe), &c.objpath)))
+		goto done;
+	memset(&of, 0, sizeof of);
+	of.path = c.objpath;
+	if ((err = xp_fbb_begin_objfile(c.b, &of)))
+		goto done;
+	for (size_t i = 0, k = 0; i < c.a->n_fns; i++) {
+		const xp_gmon_fn *f = &c.a->fns[i];
+		while (k < c.nbb && c.bb[k].fn < i)
+			k++;
+		if (f->excluded || !(f->samples > 0 || f->ncalls > 0 ||
+		                     f->self_calls > 0 || (k < c.nbb &&
+		                                           c.bb[k].fn == i)))
+			continue;
+		if ((err = add_proc(&c, i, k)))
 			goto done;
 	}
-	err = xp_fbb_finish(b, out);
+	if ((err = add_srcfiles(&c)))
+		goto done;
+	err = xp_fbb_finish(c.b, out);
 done:
-	xp_fbb_free(b);
-	free(bb);
-	free(lr);
-	xp_gmon_analysis_free(a);
-	xp_sym_free(sym);
+	xp_fbb_free(c.b);
+	free(c.bb);
+	free(c.lr);
+	xp_gmon_analysis_free(c.a);
+	xp_sym_free(c.sym);
 	return err;
 }

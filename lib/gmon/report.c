@@ -744,32 +744,11 @@ static const char *base_name(const char *p)
 	return s != NULL ? s + 1 : p;
 }
 
-static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
-                          xp_gmon_analysis *a)
+/* Call graph indexes: functions and cycles by cmp_total, into tot. */
+static void index_by_total(graph *gr, size_t ncyc, tot_t *tot)
 {
-	size_t n = gr->n, k;
-	tot_t *tot = NULL;
-	flat_t *fl = NULL;
-	xp_err err = XP_E_NOMEM;
+	size_t n = gr->n;
 
-	a->fns = calloc(n + 1, sizeof *a->fns);
-	a->arcs = calloc(gr->na + 1, sizeof *a->arcs);
-	a->parent_arcs = calloc(gr->na + 1, sizeof *a->parent_arcs);
-	a->child_arcs = calloc(gr->na + 1, sizeof *a->child_arcs);
-	a->cycles = calloc(ncyc + 1, sizeof *a->cycles);
-	a->members = calloc(n + 1, sizeof *a->members);
-	a->order = calloc(n + ncyc + 1, sizeof *a->order);
-	a->flat = calloc(n + 1, sizeof *a->flat);
-	tot = calloc(n + ncyc + 1, sizeof *tot);
-	fl = calloc(n + 1, sizeof *fl);
-	if (!a->fns || !a->arcs || !a->parent_arcs || !a->child_arcs ||
-	    !a->cycles || !a->members || !a->order || !a->flat || !tot || !fl)
-		goto done;
-	a->n_fns = n;
-	a->n_arcs = gr->na;
-	a->n_cycles = ncyc;
-
-	/* Call graph indexes: functions and cycles by cmp_total. */
 	for (size_t i = 0; i < n + ncyc; i++) {
 		const sym_t *s = &gr->s[i];
 		tot[i].is_cycle = s->is_cycle_hdr;
@@ -781,8 +760,13 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 	xp_qsort(tot, n + ncyc, sizeof *tot, cmp_total);
 	for (size_t i = 0; i < n + ncyc; i++)
 		gr->s[tot[i].i].f.index = (uint32_t)(i + 1);
+}
 
-	/* Parents and children in print order. */
+/* Parents and children in print order, then the arcs. */
+static void fill_arcs(graph *gr, xp_gmon_analysis *a)
+{
+	size_t n = gr->n, k;
+
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		gr->s[i].f.first_parent = k;
@@ -804,10 +788,14 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 		a->arcs[i].time = gr->a[i].time;
 		a->arcs[i].child_time = gr->a[i].child_time;
 	}
+}
 
-	/* Cycles and their members, sorted as gprof's sort_members. */
-	k = 0;
-	for (size_t c = 0; c < ncyc; c++) {
+/* Cycles and their members, sorted as gprof's sort_members. */
+static void fill_cycles(const graph *gr, xp_gmon_analysis *a)
+{
+	size_t n = gr->n, k = 0;
+
+	for (size_t c = 0; c < a->n_cycles; c++) {
 		const sym_t *h = &gr->s[n + c];
 		xp_gmon_cycle *cy = &a->cycles[c];
 		size_t first = k, m;
@@ -838,10 +826,16 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 		}
 		cy->n_members = k - first;
 	}
+}
 
-	/* The entries the call graph prints, by index. */
+/* The entries the call graph prints, by index (tot). */
+static void fill_order(const graph *gr, const tot_t *tot,
+                       xp_gmon_analysis *a)
+{
+	size_t n = gr->n;
+
 	a->n_order = 0;
-	for (size_t i = 0; i < n + ncyc; i++) {
+	for (size_t i = 0; i < n + a->n_cycles; i++) {
 		const sym_t *s = &gr->s[tot[i].i];
 		if ((s->f.ncalls == 0 && s->f.self_calls == 0 &&
 		     s->f.prop_self == 0 && s->f.prop_child == 0) ||
@@ -851,8 +845,13 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 		a->order[a->n_order].i = s->is_cycle_hdr ? tot[i].i - n : tot[i].i;
 		a->n_order++;
 	}
+}
 
-	/* The flat profile. */
+/* The flat profile, sorted through fl. */
+static void fill_flat(const graph *gr, flat_t *fl, xp_gmon_analysis *a)
+{
+	size_t n = gr->n;
+
 	for (size_t i = 0; i < n; i++) {
 		fl[i].samples = gr->s[i].f.samples;
 		fl[i].ncalls = gr->s[i].f.ncalls;
@@ -867,8 +866,12 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 			continue;
 		a->flat[a->n_flat++] = fl[i].i;
 	}
+}
 
-	for (size_t i = 0; i < n; i++) {
+/* The functions, with the source file of a static one that counts. */
+static void fill_fns(const graph *gr, xp_sym *sym, xp_gmon_analysis *a)
+{
+	for (size_t i = 0; i < gr->n; i++) {
 		a->fns[i] = gr->s[i].f;
 		if (a->fns[i].is_static &&
 		    (a->fns[i].ncalls != 0 || a->fns[i].samples != 0)) {
@@ -882,6 +885,39 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 				a->fns[i].file = base_name(file);
 		}
 	}
+}
+
+/* The analysis's arrays, filled from the graph in gprof's orders. */
+static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
+                          xp_gmon_analysis *a)
+{
+	size_t n = gr->n;
+	tot_t *tot = NULL;
+	flat_t *fl = NULL;
+	xp_err err = XP_E_NOMEM;
+
+	a->fns = calloc(n + 1, sizeof *a->fns);
+	a->arcs = calloc(gr->na + 1, sizeof *a->arcs);
+	a->parent_arcs = calloc(gr->na + 1, sizeof *a->parent_arcs);
+	a->child_arcs = calloc(gr->na + 1, sizeof *a->child_arcs);
+	a->cycles = calloc(ncyc + 1, sizeof *a->cycles);
+	a->members = calloc(n + 1, sizeof *a->members);
+	a->order = calloc(n + ncyc + 1, sizeof *a->order);
+	a->flat = calloc(n + 1, sizeof *a->flat);
+	tot = calloc(n + ncyc + 1, sizeof *tot);
+	fl = calloc(n + 1, sizeof *fl);
+	if (!a->fns || !a->arcs || !a->parent_arcs || !a->child_arcs ||
+	    !a->cycles || !a->members || !a->order || !a->flat || !tot || !fl)
+		goto done;
+	a->n_fns = n;
+	a->n_arcs = gr->na;
+	a->n_cycles = ncyc;
+	index_by_total(gr, ncyc, tot);
+	fill_arcs(gr, a);
+	fill_cycles(gr, a);
+	fill_order(gr, tot, a);
+	fill_flat(gr, fl, a);
+	fill_fns(gr, sym, a);
 	err = XP_E_OK;
 done:
 	free(tot);
