@@ -72,7 +72,8 @@ static int cmp_pair(const void *x, const void *y)
 	return a->callee < b->callee ? -1 : a->callee > b->callee;
 }
 
-/* Grows an array of n elements of size sz to hold one more. */
+/* v, an array of n elements of size sz, grown to hold one more; NULL
+ * when out of memory, with v left as it was for its owner to free. */
 static void *grow1(void *v, size_t n, size_t *cap, size_t sz)
 {
 	if (n < *cap)
@@ -135,6 +136,7 @@ static xp_err add_chain(fbconv *c, size_t i)
 	size_t nf = 0, leaf = SIZE_MAX, x, pfirst = c->npa;
 	fbproc *pr = c->pr;
 	size_t *fr = c->fr;
+	void *q;
 
 	for (size_t k = 0; k < c->an.ch[i].n; k++) {
 		if (!xp_cp_frame_ok(&c->an, c->p->slot, a[k], &x))
@@ -146,8 +148,9 @@ static xp_err add_chain(fbconv *c, size_t i)
 	if (nf == 0)
 		return XP_E_OK;
 	pr[fr[0]].self += n;
-	if ((c->ln = grow1(c->ln, c->nln, &c->lcap, sizeof *c->ln)) == NULL)
+	if ((q = grow1(c->ln, c->nln, &c->lcap, sizeof *c->ln)) == NULL)
 		return XP_E_NOMEM;
+	c->ln = q;
 	c->ln[c->nln++] = (fbline){fr[0],
 		c->an.ai[leaf].file != UINT32_MAX ?
 		xp_strpool_str(&c->an.sp, c->an.ai[leaf].file) : "",
@@ -165,9 +168,10 @@ static xp_err add_chain(fbconv *c, size_t i)
 			j++;
 		if (j < c->npa)
 			continue;   /* once per chain */
-		if ((c->pa = grow1(c->pa, c->npa, &c->pcap, sizeof *c->pa)) ==
+		if ((q = grow1(c->pa, c->npa, &c->pcap, sizeof *c->pa)) ==
 		    NULL)
 			return XP_E_NOMEM;
+		c->pa = q;
 		c->pa[c->npa++] = (fbpair){fr[k], fr[k - 1], n};
 	}
 	return XP_E_OK;

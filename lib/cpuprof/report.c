@@ -644,13 +644,56 @@ static xp_err name_addresses(anstate *s)
 }
 
 /* The analysis of the top of the file, steps 1 to 4. */
+/*
+ * 4. The profiler's signal frames: while every chain has the same second
+ * frame, that frame is the signal handler's and is removed (with the
+ * next one when it returns into the first), and its name recorded.
+ */
+static xp_err drop_signal_frames(anstate *s)
+{
+	xp_cp_an *an = s->an;
+	uint64_t *ad = an->ad;
+	chain *ch = an->ch;
+	size_t nch = an->nch;
+
+	for (;;) {
+		uint64_t second = 0;
+		int same = nch > 0;
+		for (size_t i = 0; i < nch && same; i++) {
+			if (ch[i].n < 2)
+				same = 0;
+			else if (i == 0)
+				second = ad[ch[i].off + 1];
+			else if (ad[ch[i].off + 1] != second)
+				same = 0;
+		}
+		if (!same || s->java)
+			return XP_E_OK;
+		size_t k = find_addr(an->ai, an->na, second);
+		const char *nm = xp_strpool_str(&an->sp, an->ai[k].name);
+		char **q = realloc(an->removed, (an->nremoved + 1) * sizeof *q);
+		if (q == NULL)
+			return XP_E_NOMEM;
+		an->removed = q;
+		if ((an->removed[an->nremoved] = strdup(nm)) == NULL)
+			return XP_E_NOMEM;
+		an->nremoved++;
+		for (size_t i = 0; i < nch; i++) {
+			uint64_t *a = ad + ch[i].off;
+			size_t drop = 1;
+			if (ch[i].n > 3 && a[2] + 1 == a[0])
+				drop = 2;
+			memmove(a + 1, a + 1 + drop,
+			        (ch[i].n - 1 - drop) * sizeof *a);
+			ch[i].n -= drop;
+		}
+	}
+}
+
 xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
                      xp_cp_an *an)
 {
 	anstate s = {0};
-	uint64_t *ad;
-	chain *ch;
-	size_t nch;
 	xp_err err;
 
 	memset(an, 0, sizeof *an);
@@ -663,53 +706,9 @@ xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
 	s.c.width = p->slot == 8 ? 16 : 8;
 	if (exe != NULL && realpath(exe, s.exereal) == NULL)
 		snprintf(s.exereal, sizeof s.exereal, "%s", exe);
-	if ((err = make_chains(&s)) != XP_E_OK ||
-	    (err = name_addresses(&s)) != XP_E_OK)
-		goto fail;
-
-	/* 4. The profiler's signal frames. */
-	ad = an->ad;
-	ch = an->ch;
-	nch = an->nch;
-	for (;;) {
-		uint64_t second = 0;
-		int same = nch > 0;
-		for (size_t i = 0; i < nch && same; i++) {
-			if (ch[i].n < 2)
-				same = 0;
-			else if (i == 0)
-				second = ad[ch[i].off + 1];
-			else if (ad[ch[i].off + 1] != second)
-				same = 0;
-		}
-		if (!same || s.java)
-			break;
-		{
-			size_t k = find_addr(an->ai, an->na, second);
-			const char *nm = xp_strpool_str(&an->sp,
-			                                an->ai[k].name);
-			char **q = realloc(an->removed,
-			                   (an->nremoved + 1) * sizeof *q);
-			if (q == NULL)
-				goto fail;
-			an->removed = q;
-			if ((an->removed[an->nremoved] = strdup(nm)) == NULL)
-				goto fail;
-			an->nremoved++;
-		}
-		for (size_t i = 0; i < nch; i++) {
-			uint64_t *a = ad + ch[i].off;
-			size_t drop = 1;
-			if (ch[i].n > 3 && a[2] + 1 == a[0])
-				drop = 2;
-			memmove(a + 1, a + 1 + drop,
-			        (ch[i].n - 1 - drop) * sizeof *a);
-			ch[i].n -= drop;
-		}
-	}
-
-	err = XP_E_OK;
-fail:
+	if ((err = make_chains(&s)) == XP_E_OK &&
+	    (err = name_addresses(&s)) == XP_E_OK)
+		err = drop_signal_frames(&s);
 	for (size_t i = 0; i < s.c.nobj; i++) {
 		free(s.c.objs[i].path);
 		xp_cp_names_free(&s.c.objs[i].names);
