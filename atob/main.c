@@ -105,6 +105,29 @@ out:
 	return err;
 }
 
+/* The database file of fb's data type in the default directory holds
+ * data already: refused as tool_keep_default() says. */
+static int keep_default_data(const char *dir, const xp_fb *fb)
+{
+	xp_datatype t = xp_fb_datatype(fb);
+	const char *objfile = NULL;
+	char *path;
+	int st;
+
+	if (t == XP_DT_OBJFD && xp_fb_count(fb, XP_T_OBJFILES) > 0) {
+		xp_objfile of;
+		xp_fb_objfile(fb, 0, &of);
+		objfile = xp_fb_str(fb, of.path);
+	}
+	if ((path = xp_profdir_file(dir, t, objfile)) == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	st = tool_keep_default(PROG, path, "the default profile directory's data");
+	free(path);
+	return st;
+}
+
 /*
  * The text form of another format (gmon.out, CPU profile, DCPI, mpatrol)
  * becomes that format's binary file: out, or the format's usual file name.
@@ -123,9 +146,12 @@ static int foreign_to_binary(const char *file, xp_format f, const char *out,
 	}
 	err = xp_prof_open(file, NULL, &p, d);
 	tool_print_diags(PROG, d, err, file);
-	if (err == XP_E_OK &&
-	    tool_write_prof(PROG, p, 0, out != NULL ? out
-	                              : xp_prof_default_name(xp_prof_format(p))) == 0)
+	if (err == XP_E_OK && out == NULL) {
+		out = xp_prof_default_name(xp_prof_format(p));
+		if (tool_keep_default(PROG, out, "the default output file") != 0)
+			err = XP_E_INVAL;
+	}
+	if (err == XP_E_OK && tool_write_prof(PROG, p, 0, out) == 0)
 		status = 0;
 	xp_prof_free(p);
 	return status;
@@ -186,6 +212,8 @@ int main(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
+	if (argc < 2 && (status = keep_default_data(dir, fb)) != 0)
+		goto done;
 	err = xp_profdir_write(dir, fb, d);
 	if (err != XP_E_OK) {
 		tool_print_diags(PROG, d, err, dir);

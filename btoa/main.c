@@ -203,9 +203,12 @@ static int foreign_to_text(const char *file, xp_format f, const char *out,
 		strcpy(defout, m);
 		strcat(defout, ".text");
 		out = defout;
+		if (tool_keep_default(PROG, out, "the default output file") != 0)
+			goto out;
 	}
 	if (tool_write_prof(PROG, p, 1, out) == 0)
 		status = 0;
+out:
 	free(defout);
 	xp_prof_free(p);
 	return status;
@@ -311,6 +314,8 @@ int main(int argc, char **argv)
 		strcpy(defout, tn);
 		strcat(defout, ".text");
 		out = defout;
+		if (tool_keep_default(PROG, out, "the default output file") != 0)
+			goto done;
 	}
 	if (tool_write_text(PROG, fb, out) == 0)
 		status = 0;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tool.h"
@@ -87,6 +88,17 @@ static int tool_parse_count(const char *s, size_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int tool_keep_default(const char *prog, const char *path, const char *what)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return 0;
+	fprintf(stderr, "%s: %s: %s exists; name it as the second operand "
+	        "to replace it\n", prog, path, what);
+	return 2;
 }
 
 int tool_help(const char *usage_text, const char *options_text)

@@ -40,6 +40,13 @@ int tool_option_error(const char *prog, const char *usage_text, int ret,
                       int opt, const char *arg);
 
 /*
+ * A default output name never replaces data the user did not name:
+ * returns 0 when path does not exist, otherwise prints "prog: path: what
+ * exists; name it as the second operand to replace it" and returns 2.
+ */
+int tool_keep_default(const char *prog, const char *path, const char *what);
+
+/*
  * -h and --help: the usage text, a blank line and options_text (one line
  * per option: "  -x, --long ARG    what it does") on standard output.
  * Returns the exit status.
