@@ -4,8 +4,6 @@
 #  - every real file of ../shared/realdata/gperftools and every file of
 #    tests/fuzz/corpus/cpuprof goes to text and back to the same bytes,
 #    and its text back to the same text;
-#  - every file of tests/bad/cpuprof is rejected with exit status 2, no
-#    output file and exactly the stderr in tests/cpuprof/bad/NAME.err;
 #  - xprof_show agrees with what google-pprof --text printed for the real
 #    files (exactly where the profiled machine's libraries are here), and
 #    with go tool pprof on the Java profile;
@@ -72,20 +70,6 @@ if "$BTOA" "$real/profile_testdata_java.cpu" - 2>/dev/null |
 else
 	fail cpuprof-text-java-header "the Java variant's header is wrong"
 fi
-
-# --- bad inputs -----------------------------------------------------------
-for f in "$SRCDIR"/tests/bad/cpuprof/*; do
-	b=$(basename "$f")
-	n=cpuprof-bad-$b
-	rm -f "$work/out"
-	case $b in
-	*.text) (cd "$SRCDIR/tests/bad/cpuprof" &&
-	         "$ATOB" "$b" "$work/out") 2>"$work/err" ;;
-	*) (cd "$SRCDIR/tests/bad/cpuprof" &&
-	    "$BTOA" "$b" "$work/out") 2>"$work/err" ;;
-	esac
-	refused "$n" $? "$work/out" "$work/err" "$here/bad/$b.err"
-done
 
 # --- reports of the real files --------------------------------------------
 for pair in fib:fib_prof fib_nopie:fib_prof_nopie; do

@@ -6,7 +6,8 @@
 #  - tests/bad/db: base.text must become base.db (the base of the
 #    corrupted files); mkbad, rebuilt from source, must make exactly the
 #    committed corrupted files; and xprof_btoa must reject each of them
-#    with exit status 2, no output, and exactly the stderr in <case>.err;
+#    with exit status 2, no output, and exactly the stderr in
+#    <case>.db.err (the convention of tests/bad.sh);
 #  - atob(btoa(d)) == d for the valid databases.
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -114,13 +115,13 @@ for f in "$bad"/*.db; do
 	cp "$f" "$d/p.profile/feedback"
 	(cd "$d" && "$BTOA" p.profile - > out 2> err)
 	status=$?
-	if [ ! -f "$bad/$n.err" ]; then
-		fail "$name" "no $n.err"
+	if [ ! -f "$bad/$n.db.err" ]; then
+		fail "$name" "no $n.db.err"
 	elif [ "$status" != 2 ]; then
 		fail "$name" "exit status $status, expected 2"
 	elif [ -s "$d/out" ]; then
 		fail "$name" "wrote to stdout"
-	elif ! cmp -s "$d/err" "$bad/$n.err"; then
+	elif ! cmp -s "$d/err" "$bad/$n.db.err"; then
 		fail "$name" "stderr: $(head -c 300 "$d/err")"
 	elif [ "$(ls -A "$d/p.profile")" != feedback ]; then
 		fail "$name" "left files behind: $(ls -A "$d/p.profile")"

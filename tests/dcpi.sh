@@ -8,9 +8,8 @@
 #    back to the same text (one case per rule of the grammar it accepts);
 #  - bad.list: every invalid profile dcpigen makes on purpose is rejected
 #    by xprof_btoa with exit status 2, exactly bad/NAME.err on stderr, no
-#    output file, and an existing output file left alone;
-#  - badtext/NAME.text: each is rejected by xprof_atob likewise
-#    (badtext/NAME.err);
+#    output file, and an existing output file left alone (the broken
+#    texts of tests/bad/dcpi are checked by tests/bad.sh);
 #  - merges (xprof_merge) and their refusals, exact texts in expect/;
 #  - conversion to feedback and the xprof_show report, on an executable
 #    built here with cc -g and a profile whose offsets fall in its
@@ -143,26 +142,6 @@ else
 fi
 
 # --- invalid texts ----------------------------------------------------------
-for t in "$data"/badtext/*.text; do
-	name=$(basename "$t" .text)
-	d=$work/badtext.$name
-	mkdir -p "$d"
-	cp "$t" "$d/$name.text"
-	(cd "$d" && "$ATOB" "$name.text" new.prof > out 2> err)
-	st=$?
-	exp=$data/badtext/$name.err
-	[ "$XP_DCPI_UPDATE" = 1 ] && cp "$d/err" "$exp"
-	if [ "$st" != 2 ]; then
-		fail "dcpi-badtext-$name" "exit status $st, expected 2"
-	elif ! cmp -s "$d/err" "$exp"; then
-		fail "dcpi-badtext-$name" "stderr: $(head -c 300 "$d/err")"
-	elif [ -s "$d/out" ] || [ -e "$d/new.prof" ]; then
-		fail "dcpi-badtext-$name" "wrote output"
-	else
-		pass "dcpi-badtext-$name"
-	fi
-done
-
 # --- -L does not apply ------------------------------------------------------
 (cd "$work" && "$BTOA" -L le32 small.prof - > out 2> err)
 st=$?

@@ -6,8 +6,6 @@
 #    back to the same text;
 #  - layouts: -L and -e settle them, a header-only file warns that the
 #    layout is ambiguous, a wrong -L is refused;
-#  - every file of tests/bad/gmon is refused with exit status 2, no output
-#    and exactly the stderr in <case>.err;
 #  - xprof_show prints exactly what `gprof -b -p` and `gprof -b -q` print
 #    for the real files (realdata expectations) and for programs built with gcc -pg and run here, live;
 #  - merging the three sortbench runs (by pc and by function) gives a file
@@ -23,7 +21,6 @@
 work=$(mktemp -d "$TMPDIR/gmon.XXXXXX") || exit 2
 real=$SRCDIR/../shared/realdata/gmon
 here=$SRCDIR/tests/gmon
-bad=$SRCDIR/tests/bad/gmon
 
 # --- lossless round trips ----------------------------------------------------
 for f in "$real"/*.gmon.out "$real"/*.gmon.sum "$here"/*.gmon; do
@@ -85,18 +82,6 @@ if [ $? = 2 ] && grep -q "unknown layout 'xx64'" "$work/err"; then
 else
 	fail layout-unknown "$(cat "$work/err")"
 fi
-
-# --- bad inputs ---------------------------------------------------------------
-for f in "$bad"/*; do
-	case $f in *.err) continue ;; esac
-	b=$(basename "$f")
-	rm -f "$work/out"
-	case $b in
-	*.text) (cd "$bad" && "$ATOB" "$b" "$work/out") 2> "$work/err" ;;
-	*) (cd "$bad" && "$BTOA" "$b" "$work/out") 2> "$work/err" ;;
-	esac
-	refused "bad-$b" $? "$work/out" "$work/err" "$f.err"
-done
 
 # --- reports against gprof's --------------------------------------------------
 # check_show NAME EXE DATA: flat profile and call graph.

@@ -11,10 +11,8 @@
 #    renumbered and whose program moved (matched by symbol path, so the
 #    sums agree), profiles with different bounds refused, the sum that
 #    xprof_show makes of two files, xprof_diff on the conversion;
-#  - layouts: an ambiguous file refused, then read with -L;
-#  - tests/bad/mpatrol: each broken file (NAME.out through xprof_btoa,
-#    NAME.text through xprof_atob) fails with exit status 2, exactly the
-#    message of NAME.err, and no output file.
+#  - layouts: an ambiguous file refused, then read with -L (the broken
+#    files of tests/bad/mpatrol are checked by tests/bad.sh).
 #
 # Environment: ATOB, BTOA, SRCDIR, TMPDIR (see tests/run.sh); MERGE, DIFF
 # and SHOW default to the tools of the build.
@@ -163,20 +161,5 @@ if [ "$st" = 2 ] && cmp -s "$work/err" "$work/err.want"; then
 else
 	fail mpatrol-wrong-forced-layout "status $st: $(cat "$work/err")"
 fi
-
-# --- bad inputs ------------------------------------------------------------
-for f in "$BAD"/*.out "$BAD"/*.text; do
-	[ -f "$f" ] || continue
-	b=$(basename "$f")
-	n=${b%.*}
-	case $b in
-	*.out) tool=$BTOA ;;
-	*) tool=$ATOB ;;
-	esac
-	rm -f "$work/bad.result"
-	(cd "$BAD" && "$tool" "$b" "$work/bad.result") >/dev/null 2>"$work/err"
-	refused "mpatrol-bad-$n" $? "$work/bad.result" "$work/err" \
-		"$BAD/$n.err"
-done
 
 exit $failed

@@ -39,6 +39,15 @@ export MAKE XP_CC XP_CFLAGS XP_LDFLAGS XP_XCFLAGS XP_LIBS XP_SANITIZE
 unset SUN_PROFDATA_DIR TCOVDIR
 
 cd "$SRCDIR" || exit 2
+# The real profilers' files and what the real readers print for them live
+# in ../shared/realdata beside the source tree; without them most format
+# tests would fail one by one with messages about missing files.
+if [ ! -d "$SRCDIR/../shared/realdata" ]; then
+	echo "xprof test suite: $SRCDIR/../shared/realdata is missing: the" \
+	     "tests compare with the real readers' output on the files there;" \
+	     "put the shared folder beside the source tree" >&2
+	exit 2
+fi
 mkdir -p "$XP_BUILD/tests" || exit 2
 scratch=$(mktemp -d "$XP_BUILD/tests/run.XXXXXX") || exit 2
 # Tests must not read from the terminal, whoever runs the suite.

@@ -5,10 +5,8 @@
 #                    gives it back byte for byte.
 #   noncanon-NAME    tests/data/noncanon/NAME.txt is valid but not
 #                    canonical: atob then btoa gives NAME.canon.
-#   bad-NAME         tests/bad/text/NAME.txt is broken: atob, run from
-#                    tests/bad/text, exits 2, prints exactly NAME.err on
-#                    stderr and nothing on stdout, and creates no output
-#                    directory.
+#
+# The broken texts of tests/bad/text are checked by tests/bad.sh.
 #
 # Environment: ATOB, BTOA, SRCDIR, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -87,36 +85,5 @@ for f in "$SRCDIR"/tests/data/noncanon/*.txt; do
 	through "$f" "$canon" "noncanon-$name"
 done
 [ "$n" -gt 0 ] || fail noncanon "no texts in tests/data/noncanon"
-
-n=0
-for f in "$SRCDIR"/tests/bad/text/*.txt; do
-	[ -e "$f" ] || continue
-	n=$((n + 1))
-	name=$(basename "$f" .txt)
-	case=bad-$name
-	want=${f%.txt}.err
-	dir=$TMPDIR/$case.profile
-	rm -rf "$dir"
-	if [ ! -f "$want" ]; then
-		fail "$case" "no $name.err"
-		continue
-	fi
-	(cd "$SRCDIR/tests/bad/text" &&
-	 "$ATOB" "$name.txt" "$dir" >"$TMPDIR/$case.stdout" \
-	     2>"$TMPDIR/$case.stderr")
-	rc=$?
-	if [ "$rc" -ne 2 ]; then
-		fail "$case" "exit status $rc, expected 2"
-	elif [ -e "$dir" ]; then
-		fail "$case" "the output directory was created"
-	elif [ -s "$TMPDIR/$case.stdout" ]; then
-		fail "$case" "output on stdout"
-	elif ! cmp -s "$TMPDIR/$case.stderr" "$want"; then
-		fail "$case" "stderr differs from $name.err"
-	else
-		pass "$case"
-	fi
-done
-[ "$n" -gt 0 ] || fail bad "no texts in tests/bad/text"
 
 exit $failed

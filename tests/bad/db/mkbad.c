@@ -10,7 +10,7 @@
  * checksum leave it alone.  Fields are located through the directory, so
  * the cases name what they break ("PROCS[1].first_counter") rather than
  * raw offsets.  tests/db.sh runs xprof_btoa on each file and compares its
- * stderr with <case>.err.
+ * stderr with <case>.db.err.
  */
 #include <stdint.h>
 #include <stdio.h>
