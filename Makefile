@@ -76,10 +76,11 @@ GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c \
             $(B)/gen/dcpi_header.tab.c $(B)/gen/dcpi_header.lex.c
 GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
             $(B)/gen/dcpi_header.tab.h $(B)/gen/dcpi_header.lex.h \
-            $(B)/gen/crc32c_table.h $(B)/gen/modules.h
+            $(B)/gen/crc32c_table.h $(B)/gen/modules.h \
+            $(B)/gen/xprof_formats.h
 # The modules of the foreign formats, in the order of lib/modules.list,
 # which is also the order in which they recognise a file.
-MODULES := $(shell sed -e 's/\#.*//' lib/modules.list)
+MODULES := $(shell sed -e 's/\#.*//' lib/modules.list | awk 'NF { print $$1 }')
 LIB_OBJS := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRCS)) \
             $(patsubst $(B)/gen/%.c,$(B)/gen/%.o,$(GEN_SRCS))
 
@@ -172,6 +173,12 @@ $(B)/gen/dcpi_header.lex.c $(B)/gen/dcpi_header.lex.h: grammar/dcpi_header.l | $
 # Rewritten only when the list of modules changes.
 $(B)/gen/modules.h: lib/modules.list FORCE | $(B)/gen
 	@printf '%s\n' $(foreach m,$(MODULES),'XP_MODULE($(m))') > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# The public constants of the modules' formats (lib/modules.list says
+# how); rewritten only when they change.
+$(B)/gen/xprof_formats.h: lib/modules.list build-aux/formats.sh FORCE | $(B)/gen
+	@$(SHELL) build-aux/formats.sh lib/modules.list > $@.tmp && \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(B)/build-aux/gencrc: build-aux/gencrc.c | $(B)/build-aux
@@ -350,7 +357,7 @@ $(BENCH_GEN): bench/gen.c $(LIB) | $(B)/bench $(GEN_HDRS)
 
 MAN1 := $(sort $(wildcard docs/*.1))
 # xprof.h and the headers of the format modules (xprof_gmon.h, ...).
-PUBLIC_HDRS := $(sort $(wildcard lib/xprof*.h))
+PUBLIC_HDRS := $(sort $(wildcard lib/xprof*.h)) $(B)/gen/xprof_formats.h
 MAN5 := $(sort $(wildcard docs/*.5))
 XP_VERSION = $(shell sed -n 's/^\#define XP_VERSION_STRING "\(.*\)"/\1/p' lib/xprof.h)
 

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xprof_formats.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -579,17 +581,16 @@ xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d);
  */
 typedef enum {
 	XP_FMT_UNKNOWN = 0,
-	XP_FMT_FEEDBACK_TEXT,
-	XP_FMT_FEEDBACK_DB,
-	XP_FMT_GMON,          /* gmon(5) */
-	XP_FMT_GMON_TEXT,
-	XP_FMT_CPUPROF,       /* cpuprofile(5): gperftools CPU profiles */
-	XP_FMT_CPUPROF_TEXT,
-	XP_FMT_DCPI,          /* dcpi(5) */
-	XP_FMT_DCPI_TEXT,
-	XP_FMT_MPATROL,       /* mpatrol(5) */
-	XP_FMT_MPATROL_TEXT,
-	XP_FMT_COUNT_
+	XP_FMT_FEEDBACK_TEXT = 1,
+	XP_FMT_FEEDBACK_DB = 2,
+	/*
+	 * The formats of the modules, from lib/modules.list through
+	 * xprof_formats.h: XP_FMT_GMON = 3 (gmon(5)), XP_FMT_CPUPROF = 5
+	 * (cpuprofile(5): gperftools CPU profiles), XP_FMT_DCPI = 7
+	 * (dcpi(5)), XP_FMT_MPATROL = 9 (mpatrol(5)), each followed by its
+	 * text form (XP_FMT_GMON_TEXT = 4, ...); then XP_FMT_COUNT_.
+	 */
+	XP_FMT_MODULES_
 } xp_format;
 
 /* Recognises a format from the first bytes of a file (any length). */

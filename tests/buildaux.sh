@@ -1,6 +1,7 @@
 #!/bin/sh
 # buildaux.sh - tests of the scripts the Makefile runs: the dependency
-# check (build-aux/deps.sh) and the demo (build-aux/demo.sh).
+# check (build-aux/deps.sh), the demo (build-aux/demo.sh) and the public
+# format constants made from lib/modules.list (build-aux/formats.sh).
 #
 # deps.sh is run with stand-ins for id and apt-get first on PATH, so that
 # both the root and the non-root paths are taken without installing
@@ -145,6 +146,41 @@ if ${MAKE:-make} --no-print-directory -n fuzz 2>/dev/null |
 else
 	fail "fuzz build without sanitizer recovery:" \
 	    "make -n fuzz shows no -fno-sanitize-recover=all"
+fi
+
+# --- formats.sh: the public format constants from lib/modules.list ------
+# The numbers are the library's interface: they never change.
+sh build-aux/formats.sh lib/modules.list > "$work/formats.h" 2> "$work/err"
+if [ ! -s "$work/err" ] &&
+    grep -q 'XP_FMT_GMON = 3, XP_FMT_GMON_TEXT = 4,' "$work/formats.h" &&
+    grep -q 'XP_FMT_CPUPROF = 5, XP_FMT_CPUPROF_TEXT = 6,' "$work/formats.h" &&
+    grep -q 'XP_FMT_DCPI = 7, XP_FMT_DCPI_TEXT = 8,' "$work/formats.h" &&
+    grep -q 'XP_FMT_MPATROL = 9, XP_FMT_MPATROL_TEXT = 10,' "$work/formats.h" &&
+    grep -q 'XP_FMT_COUNT_ = 11$' "$work/formats.h"; then
+	pass formats-list
+else
+	fail formats-list "$(cat "$work/err" "$work/formats.h" | head -5)"
+fi
+# A new module is one line; a number that is taken, or a bad line, is
+# refused.
+{ cat lib/modules.list; echo "gcov GCOV 11"; } > "$work/new.list"
+if sh build-aux/formats.sh "$work/new.list" 2>/dev/null |
+    grep -q 'XP_FMT_GCOV = 11, XP_FMT_GCOV_TEXT = 12, \\$' &&
+    sh build-aux/formats.sh "$work/new.list" | grep -q 'XP_FMT_COUNT_ = 13$'
+then
+	pass formats-new-module
+else
+	fail formats-new-module "$(sh build-aux/formats.sh "$work/new.list" 2>&1)"
+fi
+{ cat lib/modules.list; echo "gcov GCOV 8"; } > "$work/taken.list"
+printf 'gcov gcov 11\n' > "$work/lower.list"
+if ! sh build-aux/formats.sh "$work/taken.list" >/dev/null 2>"$work/err" &&
+    grep -q 'number 8 of gcov is taken' "$work/err" &&
+    ! sh build-aux/formats.sh "$work/lower.list" >/dev/null 2>"$work/err" &&
+    grep -q 'bad line: gcov gcov 11' "$work/err"; then
+	pass formats-refused
+else
+	fail formats-refused "$(cat "$work/err")"
 fi
 
 rm -rf "$work"

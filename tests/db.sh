@@ -14,6 +14,7 @@
 
 : "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${XP_O:=$SRCDIR}"
+: "${XP_BUILD:=$XP_O/build}"
 : "${ATOB:=$XP_O/atob/xprof_atob}"
 : "${BTOA:=$XP_O/btoa/xprof_btoa}"
 : "${TMPDIR:=/tmp}"
@@ -81,7 +82,8 @@ mkdir -p "$work/gen"
 # Built with this build's flags: under the sanitizers the library needs
 # them at link time.
 if ! $XP_CC -std=c11 -D_GNU_SOURCE ${XP_CFLAGS:-} ${XP_LDFLAGS:-} \
-    -I"$SRCDIR/lib" -o "$work/mkbad" "$bad/mkbad.c" "$lib" ${XP_LIBS:-} \
+    -I"$SRCDIR/lib" -I"$XP_BUILD/gen" -o "$work/mkbad" "$bad/mkbad.c" \
+    "$lib" ${XP_LIBS:-} \
     2> "$work/err"; then
 	fail db-bad-generated "cannot build mkbad: $(head -3 "$work/err")"
 elif ! "$work/mkbad" "$bad/base.db" "$work/gen"; then
