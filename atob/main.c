@@ -168,17 +168,10 @@ int main(int argc, char **argv)
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			return tool_help(usage_text, options_text);
-		case 'V':
-			return tool_version(PROG);
-		default:
-			return tool_option_error(PROG, usage_text, c, optopt,
-			                         argv[optind - 1]);
-		}
-	}
+	/* -h, -V, or an unknown option: atob has no other. */
+	if ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1)
+		return tool_other_option(PROG, usage_text, options_text, c,
+		                         argv);
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)

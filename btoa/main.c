@@ -235,9 +235,6 @@ int main(int argc, char **argv)
 		case 'e':
 			lo.exe = optarg;
 			break;
-		case 'h':
-			free(objpath);
-			return tool_help(usage_text, options_text);
 		case 'L':
 			lo.layout = optarg;
 			break;
@@ -251,12 +248,10 @@ int main(int argc, char **argv)
 			}
 			type_given = 1;
 			break;
-		case 'V':
-			return tool_version(PROG);
 		default:
 			free(objpath);
-			return tool_option_error(PROG, usage_text, c, optopt,
-			                         argv[optind - 1]);
+			return tool_other_option(PROG, usage_text, options_text, c,
+			                         argv);
 		}
 	}
 	argc -= optind;

@@ -90,6 +90,17 @@ static int tool_parse_count(const char *s, size_t *out)
 	return 0;
 }
 
+int tool_other_option(const char *prog, const char *usage_text,
+                      const char *options_text, int c, char **argv)
+{
+	if (c == 'h')
+		return tool_help(usage_text, options_text);
+	if (c == 'V')
+		return tool_version(prog);
+	return tool_option_error(prog, usage_text, c, optopt,
+	                         argv[optind - 1]);
+}
+
 int tool_keep_default(const char *prog, const char *path, const char *what)
 {
 	struct stat st;

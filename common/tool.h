@@ -40,6 +40,15 @@ int tool_option_error(const char *prog, const char *usage_text, int ret,
                       int opt, const char *arg);
 
 /*
+ * Every option the tool does not handle itself: -h and --help (help),
+ * -V and --version, and for anything else tool_option_error()'s message
+ * (c is getopt's return value, argv the tool's).  Returns the exit
+ * status.
+ */
+int tool_other_option(const char *prog, const char *usage_text,
+                      const char *options_text, int c, char **argv);
+
+/*
  * A default output name never replaces data the user did not name:
  * returns 0 when path does not exist, otherwise prints "prog: path: what
  * exists; name it as the second operand to replace it" and returns 2.

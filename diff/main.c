@@ -722,8 +722,6 @@ int main(int argc, char **argv)
 		case 'e':
 			lo.exe = optarg;
 			break;
-		case 'h':
-			return tool_help(usage_text, options_text);
 		case 'L':
 			lo.layout = optarg;
 			break;
@@ -738,11 +736,9 @@ int main(int argc, char **argv)
 		case 'v':
 			r.verbose = 1;
 			break;
-		case 'V':
-			return tool_version(PROG);
 		default:
-			return tool_option_error(PROG, usage_text, c, optopt,
-			                         argv[optind - 1]);
+			return tool_other_option(PROG, usage_text, options_text, c,
+			                         argv);
 		}
 	}
 	argc -= optind;

@@ -491,13 +491,9 @@ static int option(cmdline *cl, int c)
 		cl->fb_only = "--sparse";
 		cl->mo.sparse = 1;
 		break;
-	case 'h':
-		return tool_help(usage_text, options_text);
-	case 'V':
-		return tool_version(PROG);
 	default:
-		return tool_option_error(PROG, usage_text, c, optopt,
-		                         cl->argv[optind - 1]);
+		return tool_other_option(PROG, usage_text, options_text, c,
+		                         cl->argv);
 	}
 	return -1;
 }

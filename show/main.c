@@ -514,8 +514,6 @@ int main(int argc, char **argv)
 		case 'G':
 			so.call_graph = 1;
 			break;
-		case 'h':
-			return tool_help(usage_text, options_text);
 		case 'l':
 			so.lines = 1;
 			break;
@@ -528,11 +526,9 @@ int main(int argc, char **argv)
 				return st;
 			so.top_n_given = 1;
 			break;
-		case 'V':
-			return tool_version(PROG);
 		default:
-			return tool_option_error(PROG, usage_text, c, optopt,
-			                         argv[optind - 1]);
+			return tool_other_option(PROG, usage_text, options_text, c,
+			                         argv);
 		}
 	}
 	argc -= optind;

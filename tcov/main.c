@@ -422,8 +422,6 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 		}
 		cl->fail_set = 1;
 		break;
-	case 'h':
-		return tool_help(usage_text, options_text);
 	case 'J':
 		cl->json = optarg;
 		break;
@@ -449,14 +447,12 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 	case 'q':
 		quiet = 1;
 		break;
-	case 'V':
-		return tool_version(PROG);
 	case 'x':
 		cl->profile = optarg;
 		break;
 	default:
-		return tool_option_error(PROG, usage_text, c, optopt,
-		                         argv[optind - 1]);
+		return tool_other_option(PROG, usage_text, options_text, c,
+		                         argv);
 	}
 	return -1;
 }

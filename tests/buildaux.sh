@@ -10,15 +10,8 @@
 # Environment: ATOB, BTOA, SRCDIR, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${TMPDIR:=/tmp}"
-: "${ATOB:?ATOB must name xprof_atob}"
-: "${BTOA:?BTOA must name xprof_btoa}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 cd "$SRCDIR" || exit 2
-
-failed=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failed=1; }
 
 work=$TMPDIR/buildaux
 rm -rf "$work"

@@ -10,16 +10,9 @@
 
 set -u
 
-: "${ATOB:?ATOB must name xprof_atob}"
-: "${BTOA:?BTOA must name xprof_btoa}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SRCDIR/tests/lib/cases.sh"
-
-SRCDIR=$(abspath "$SRCDIR")
-ATOB=$(abspath "$ATOB")
-BTOA=$(abspath "$BTOA")
-DATA=$SRCDIR/tests/cli/data
-export ATOB BTOA DATA
+cases_tools cli ATOB BTOA
 
 cases_main cli "${XP_CLI_UPDATE:-0}" "xprof_atob=$ATOB" "xprof_btoa=$BTOA" \
 	-- "$@"

@@ -12,17 +12,7 @@
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${XP_BUILD:=$XP_O/build}"
-: "${ATOB:=$XP_O/atob/xprof_atob}"
-: "${BTOA:=$XP_O/btoa/xprof_btoa}"
-: "${TMPDIR:=/tmp}"
-: "${XP_CC:=cc}"
-
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 
 work=$(mktemp -d "$TMPDIR/db.XXXXXX") || exit 2
 data=$SRCDIR/tests/data/db

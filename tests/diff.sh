@@ -15,15 +15,8 @@
 
 set -u
 
-: "${DIFF:?DIFF must name xprof_diff}"
-: "${ATOB:?ATOB must name xprof_atob}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SRCDIR/tests/lib/cases.sh"
-
-SRCDIR=$(abspath "$SRCDIR")
-DIFF=$(abspath "$DIFF")
-ATOB=$(abspath "$ATOB")
-DATA=$SRCDIR/tests/diff/data
-export ATOB DATA DIFF SRCDIR
+cases_tools diff DIFF ATOB
 
 cases_main diff "${XP_DIFF_UPDATE:-0}" "xprof_diff=$DIFF" -- "$@"

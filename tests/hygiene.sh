@@ -30,18 +30,10 @@
 # the checks look at the objects this script compiled itself with the
 # plain flags and -O2 instead.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${XP_BUILD:=$XP_O/build}"
-: "${TMPDIR:=/tmp}"
-: "${XP_CC:=cc}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 : "${XP_CFLAGS=-O2 -g}"
 : "${XP_XCFLAGS:=-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Ilib -I$XP_BUILD/gen}"
 cd "$SRCDIR" || exit 2
-
-failed=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failed=1; }
 
 objdir=$TMPDIR/hygiene
 mkdir -p "$objdir" || exit 2

@@ -8,16 +8,9 @@
 # the installed header and library and works, and that uninstall removes
 # every installed file.
 
-: "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${XP_O:=$SRCDIR}"
-: "${TMPDIR:=/tmp}"
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 : "${MAKE:=make}"
-: "${XP_CC:=cc}"
 cd "$SRCDIR" || exit 2
-
-failed=0
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failed=1; }
 
 dest=$TMPDIR/dest
 prefix=/usr/local

@@ -12,21 +12,13 @@
 
 set -u
 
-: "${MERGE:?MERGE must name xprof_merge}"
-: "${ATOB:?ATOB must name xprof_atob}"
-: "${BTOA:?BTOA must name xprof_btoa}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SRCDIR/tests/lib/cases.sh"
-
-SRCDIR=$(abspath "$SRCDIR")
-MERGE=$(abspath "$MERGE")
-ATOB=$(abspath "$ATOB")
-BTOA=$(abspath "$BTOA")
-DATA=$SRCDIR/tests/merge/data
+cases_tools merge MERGE ATOB BTOA
 GEN=
 if [ -n "${XP_BUILD:-}" ] && [ -x "$XP_BUILD/bench/gen" ]; then
 	GEN=$(abspath "$XP_BUILD/bench/gen")
 fi
-export MERGE ATOB BTOA DATA GEN
+export GEN
 
 cases_main merge "${XP_MERGE_UPDATE:-0}" "xprof_merge=$MERGE" -- "$@"

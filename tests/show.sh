@@ -15,15 +15,8 @@
 
 set -u
 
-: "${SHOW:?SHOW must name xprof_show}"
-: "${ATOB:?ATOB must name xprof_atob}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SRCDIR/tests/lib/cases.sh"
-
-SRCDIR=$(abspath "$SRCDIR")
-SHOW=$(abspath "$SHOW")
-ATOB=$(abspath "$ATOB")
-DATA=$SRCDIR/tests/show/data
-export ATOB DATA SHOW SRCDIR
+cases_tools show SHOW ATOB
 
 cases_main show "${XP_SHOW_UPDATE:-0}" "xprof_show=$SHOW" -- "$@"

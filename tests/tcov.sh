@@ -19,21 +19,11 @@
 # keeping it).
 
 set -u
-
 # xprof_tcov reads the profile below these when they are set.
 unset SUN_PROFDATA_DIR TCOVDIR
 
-: "${TCOV:?TCOV must name xprof_tcov}"
-: "${ATOB:?ATOB must name xprof_atob}"
-: "${BTOA:?BTOA must name xprof_btoa}"
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$SRCDIR/tests/lib/cases.sh"
-
-SRCDIR=$(abspath "$SRCDIR")
-TCOV=$(abspath "$TCOV")
-ATOB=$(abspath "$ATOB")
-BTOA=$(abspath "$BTOA")
-DATA=$SRCDIR/tests/tcov/data
-export TCOV ATOB BTOA DATA SRCDIR
+cases_tools tcov TCOV ATOB BTOA
 
 cases_main tcov "${XP_TCOV_UPDATE:-0}" "xprof_tcov=$TCOV" -- "$@"

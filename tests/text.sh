@@ -13,14 +13,7 @@
 
 set -u
 
-: "${ATOB:?ATOB must name xprof_atob}"
-: "${BTOA:?BTOA must name xprof_btoa}"
-: "${SRCDIR:=.}"
-: "${TMPDIR:=/tmp}"
-
-failed=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+. "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 
 # btoa_args CANONICAL_TEXT: the -t option (and object file) that reads
 # back the data the text holds, from its canonical header line.

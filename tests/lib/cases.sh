@@ -25,6 +25,26 @@ abspath() {
 	esac
 }
 
+# cases_tools SET VAR...: each VAR (ATOB, SHOW, ...) must name a tool; it
+# is made absolute and exported, with SRCDIR and DATA (tests/SET/data, the
+# case scripts' shared inputs).  Exits 2 when one is not set.
+cases_tools() {
+	cases_set_=$1
+	shift
+	SRCDIR=$(abspath "$SRCDIR")
+	DATA=$SRCDIR/tests/$cases_set_/data
+	export SRCDIR DATA
+	for v in "$@"; do
+		eval "p=\${$v:-}"
+		if [ -z "$p" ]; then
+			echo "$v must name a tool" >&2
+			exit 2
+		fi
+		eval "$v=\$(abspath \"\$p\")"
+		export "$v"
+	done
+}
+
 cases_fail() {
 	echo "FAIL $1: $2"
 	cases_nfail=$((cases_nfail + 1))

@@ -1,10 +1,12 @@
-# tools.sh - sourced by the test scripts of the format modules
-# (tests/gmon.sh, cpuprof.sh, dcpi.sh, mpatrol.sh): where the tools are,
-# and the PASS/FAIL lines of tests/run.sh.
+# tools.sh - sourced by the test scripts that are not command line case
+# sets (the format modules' tests/gmon.sh, cpuprof.sh, dcpi.sh,
+# mpatrol.sh, and bad.sh, db.sh, text.sh, buildaux.sh, hygiene.sh,
+# install.sh): where the tools are, and the PASS/FAIL lines of
+# tests/run.sh.
 #
 # Every variable keeps a value the environment gives it (tests/run.sh and
 # make check give them all); the defaults suit a plain `make` run from
-# the source tree.  pass NAME and fail NAME WHY print one result; fail
+# the source tree.  pass NAME and fail NAME [WHY] print one result; fail
 # also sets $failed, which the script returns at its end.  refused checks
 # how a tool turned down a bad input.
 
@@ -22,7 +24,10 @@
 
 failed=0
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; failed=1; }
+fail() {
+	if [ $# -gt 1 ]; then echo "FAIL $1: $2"; else echo "FAIL $1"; fi
+	failed=1
+}
 
 # refused NAME STATUS OUT ERR WANT: the verdict on a bad input, which must
 # give exit status 2, no file OUT, and on stderr (saved in ERR) exactly
