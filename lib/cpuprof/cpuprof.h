@@ -122,7 +122,7 @@ void xp_cp_an_free(xp_cp_an *an);
 int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
 
 /* The module's report entry (report.c). */
-xp_err xp_cp_report(const void *m, const xp_report_opts *o, const char *name,
+xp_err xp_cp_report_new(const void *m, const xp_report_opts *o, const char *name,
                     void **handle, const void **model, xp_diags *d);
 void xp_cp_report_free(void *handle);
 

@@ -248,29 +248,12 @@ static xp_err xp_cp_write(const void *m, xp_wbuf *w)
 	return w->err;
 }
 
-static void xp_cp_free_v(void *m)
+static void xp_cp_free_model(void *m)
 {
 	xp_cp_free(m);
 }
 
 const xp_module xp_module_cpuprof = {
-	.name = "cpuprof",
-	.fmt = XP_FMT_CPUPROF,
-	.text_fmt = XP_FMT_CPUPROF_TEXT,
-	.default_name = "cpu.prof",
-	.display = "CPU profile",
-	.display_a = "a CPU profile",
-	.text_display = "CPU profile text",
-	.text_display_a = "a CPU profile text",
-	.detect = xp_cp_detect,
-	.detect_text = xp_cp_detect_text,
-	.read = xp_cp_read,
-	.read_text = xp_cp_read_text,
-	.write = xp_cp_write,
-	.write_text = xp_cp_write_text,
-	.merge = xp_cp_merge,
-	.to_feedback = xp_cp_to_feedback,
-	.report = xp_cp_report,
-	.report_free = xp_cp_report_free,
-	.free = xp_cp_free_v,
+	XP_MODULE_NAMES("cpuprof", CPUPROF, "cpu.prof", "CPU profile", "a"),
+	XP_MODULE_ENTRIES(xp_cp),
 };

@@ -30,7 +30,7 @@
  *     0x7fffffffffffffff skipped), each name counted once per chain: the
  *     first gets the flat samples, all get the cumulative ones.
  *
- * The module's report entry (xp_cp_report, for xp_prof_report())
+ * The module's report entry (xp_cp_report_new, for xp_prof_report())
  * refuses the options of xp_report_opts that pprof --text has no use
  * for.
  */
@@ -874,7 +874,7 @@ const char *xp_cpuprof_report_removed(const xp_cpuprof_report *r, size_t i)
 }
 
 /* The module's report entry: the report above, for xp_prof_report(). */
-xp_err xp_cp_report(const void *m, const xp_report_opts *o, const char *name,
+xp_err xp_cp_report_new(const void *m, const xp_report_opts *o, const char *name,
                     void **handle, const void **model, xp_diags *d)
 {
 	xp_cpuprof_report_opts ro = { o->exe, o->lines };

@@ -96,7 +96,7 @@ xp_err xp_dcpi_merge(void **acc, const void *in, double weight,
                      xp_diags *d);
 xp_err xp_dcpi_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
-xp_err xp_dcpi_report_compute(const void *m, const xp_report_opts *o,
+xp_err xp_dcpi_report_new(const void *m, const xp_report_opts *o,
                               const char *name, void **handle,
                               const void **model, xp_diags *d);
 void xp_dcpi_report_free(void *handle);

@@ -160,7 +160,7 @@ uint32_t xp_dcpi_total_samples(const xp_dcpi *m)
 /* A DCPI header starts with one of the known keywords and a blank: the
  * first line could be an unknown one, but a file whose first line is
  * unknown cannot be told from text of any kind. */
-static int detect(const unsigned char *head, size_t len)
+static int xp_dcpi_detect(const unsigned char *head, size_t len)
 {
 	for (int k = 0; k < XP_DCPI_NKINDS; k++) {
 		const char *kw = xp_dcpi_kind_name((xp_dcpi_kind)k);
@@ -176,7 +176,7 @@ static int detect(const unsigned char *head, size_t len)
 	return 0;
 }
 
-static int detect_text(const unsigned char *head, size_t len)
+static int xp_dcpi_detect_text(const unsigned char *head, size_t len)
 {
 	size_t n = sizeof XP_DCPI_TEXT_MAGIC - 1;
 
@@ -256,7 +256,7 @@ xp_err xp_dcpi_check_layout(const xp_load_opts *o, const char *name,
 	return XP_E_OK;
 }
 
-static xp_err read_bin(const unsigned char *buf, size_t len,
+static xp_err xp_dcpi_read(const unsigned char *buf, size_t len,
                        const char *name, const xp_load_opts *o, void **out,
                        xp_diags *d)
 {
@@ -377,7 +377,7 @@ static void put32(xp_wbuf *w, uint32_t v)
 	xp_wbuf_write(w, b, 4);
 }
 
-static xp_err write_bin(const void *mv, xp_wbuf *w)
+static xp_err xp_dcpi_write(const void *mv, xp_wbuf *w)
 {
 	const xp_dcpi *m = mv;
 	uint64_t addrs, samples;
@@ -396,29 +396,12 @@ static xp_err write_bin(const void *mv, xp_wbuf *w)
 	return w->err;
 }
 
-static void free_model(void *m)
+static void xp_dcpi_free_model(void *m)
 {
 	xp_dcpi_free(m);
 }
 
 const xp_module xp_module_dcpi = {
-	.name = "dcpi",
-	.fmt = XP_FMT_DCPI,
-	.text_fmt = XP_FMT_DCPI_TEXT,
-	.default_name = "dcpi.prof",
-	.display = "DCPI profile",
-	.display_a = "a DCPI profile",
-	.text_display = "DCPI profile text",
-	.text_display_a = "a DCPI profile text",
-	.detect = detect,
-	.detect_text = detect_text,
-	.read = read_bin,
-	.read_text = xp_dcpi_read_text,
-	.write = write_bin,
-	.write_text = xp_dcpi_write_text,
-	.merge = xp_dcpi_merge,
-	.to_feedback = xp_dcpi_to_feedback,
-	.report = xp_dcpi_report_compute,
-	.report_free = xp_dcpi_report_free,
-	.free = free_model,
+	XP_MODULE_NAMES("dcpi", DCPI, "dcpi.prof", "DCPI profile", "a"),
+	XP_MODULE_ENTRIES(xp_dcpi),
 };

@@ -103,7 +103,7 @@ void xp_dcpi_report_free(void *handle)
 	free(r);
 }
 
-xp_err xp_dcpi_report_compute(const void *mv, const xp_report_opts *o,
+xp_err xp_dcpi_report_new(const void *mv, const xp_report_opts *o,
                               const char *name, void **handle,
                               const void **model, xp_diags *d)
 {

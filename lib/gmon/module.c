@@ -216,7 +216,7 @@ static int bsd_header_ok(const unsigned char *p, size_t len, int big,
 	return (ncnt - hdr) / 2 <= hi - lo;
 }
 
-static int gmon_detect(const unsigned char *head, size_t len)
+static int xp_gmon_detect(const unsigned char *head, size_t len)
 {
 	int ascii = 1;
 
@@ -506,7 +506,7 @@ static int plausibility(const xp_gmon *g)
 	return score;
 }
 
-static xp_err gmon_read(const unsigned char *buf, size_t len,
+static xp_err xp_gmon_read(const unsigned char *buf, size_t len,
                         const char *name, const xp_load_opts *o, void **out,
                         xp_diags *d)
 {
@@ -607,7 +607,7 @@ static void put_bins(xp_wbuf *w, const xp_gmon_hist *h, int big)
 		xp_wbuf_word(w, h->bins[i], 2, big);
 }
 
-static xp_err gmon_write(const void *m, xp_wbuf *w)
+static xp_err xp_gmon_write(const void *m, xp_wbuf *w)
 {
 	const xp_gmon *g = m;
 	unsigned ab = g->addr_bytes;
@@ -667,29 +667,12 @@ static xp_err gmon_write(const void *m, xp_wbuf *w)
 	return w->err;
 }
 
-static void gmon_free_model(void *m)
+static void xp_gmon_free_model(void *m)
 {
 	xp_gmon_free(m);
 }
 
 const xp_module xp_module_gmon = {
-	.name = "gmon",
-	.fmt = XP_FMT_GMON,
-	.text_fmt = XP_FMT_GMON_TEXT,
-	.default_name = "gmon.out",
-	.display = "gmon.out",
-	.display_a = "a gmon.out",
-	.text_display = "gmon.out text",
-	.text_display_a = "a gmon.out text",
-	.detect = gmon_detect,
-	.detect_text = xp_gmon_detect_text,
-	.read = gmon_read,
-	.read_text = xp_gmon_read_text,
-	.write = gmon_write,
-	.write_text = xp_gmon_write_text,
-	.merge = xp_gmon_merge,
-	.to_feedback = xp_gmon_to_feedback,
-	.report = xp_gmon_report,
-	.report_free = xp_gmon_report_free,
-	.free = gmon_free_model,
+	XP_MODULE_NAMES("gmon", GMON, "gmon.out", "gmon.out", "a"),
+	XP_MODULE_ENTRIES(xp_gmon),
 };

@@ -21,7 +21,7 @@
  *    does, print flags and propagation fractions top down, times bottom
  *    up, then the orders of cg_print.
  *
- * The module's report entry (xp_gmon_report, for xp_prof_report())
+ * The module's report entry (xp_gmon_report_new, for xp_prof_report())
  * refuses the options of xp_report_opts that gprof has no use for.
  */
 #include "gmon/gmon.h"
@@ -1075,7 +1075,7 @@ void xp_gmon_report_free(void *handle)
 	free(r);
 }
 
-xp_err xp_gmon_report(const void *m, const xp_report_opts *o,
+xp_err xp_gmon_report_new(const void *m, const xp_report_opts *o,
                       const char *name, void **handle, const void **model,
                       xp_diags *d)
 {

@@ -780,29 +780,12 @@ static int xp_mp_detect(const unsigned char *head, size_t len)
 	return len >= 4 && memcmp(head, magic, 4) == 0;
 }
 
-static void xp_mp_free_v(void *m)
+static void xp_mp_free_model(void *m)
 {
 	xp_mp_free(m);
 }
 
 const xp_module xp_module_mpatrol = {
-	.name = "mpatrol",
-	.fmt = XP_FMT_MPATROL,
-	.text_fmt = XP_FMT_MPATROL_TEXT,
-	.default_name = "mpatrol.out",
-	.display = "mpatrol profile",
-	.display_a = "an mpatrol profile",
-	.text_display = "mpatrol profile text",
-	.text_display_a = "an mpatrol profile text",
-	.detect = xp_mp_detect,
-	.detect_text = xp_mp_detect_text,
-	.read = xp_mp_read,
-	.read_text = xp_mp_read_text,
-	.write = xp_mp_write,
-	.write_text = xp_mp_write_text,
-	.merge = xp_mp_merge,
-	.to_feedback = xp_mp_to_feedback,
-	.report = xp_mp_report,
-	.report_free = xp_mp_report_free,
-	.free = xp_mp_free_v,
+	XP_MODULE_NAMES("mpatrol", MPATROL, "mpatrol.out", "mpatrol profile", "an"),
+	XP_MODULE_ENTRIES(xp_mp),
 };

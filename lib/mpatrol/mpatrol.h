@@ -67,7 +67,7 @@ xp_err xp_mp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
 
 /* The module's report entry (report.c): mprof's tables. */
-xp_err xp_mp_report(const void *m, const xp_report_opts *o, const char *name,
+xp_err xp_mp_report_new(const void *m, const xp_report_opts *o, const char *name,
                     void **handle, const void **model, xp_diags *d);
 void xp_mp_report_free(void *handle);
 

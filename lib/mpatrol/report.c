@@ -940,7 +940,7 @@ const xp_mpatrol_edge *xp_mpatrol_report_edge(const xp_mpatrol_report *r,
 /* The module's report entry                                           */
 /* ------------------------------------------------------------------ */
 
-xp_err xp_mp_report(const void *m, const xp_report_opts *o, const char *name,
+xp_err xp_mp_report_new(const void *m, const xp_report_opts *o, const char *name,
                     void **handle, const void **model, xp_diags *d)
 {
 	xp_mpatrol_report_opts ro;

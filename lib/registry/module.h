@@ -73,6 +73,33 @@ typedef struct xp_module {
  * after m; NULL after the last. */
 const xp_module *xp_module_next(const xp_module *m);
 
+/*
+ * The entry points of a module, named after one prefix P the same way in
+ * every module: P_detect, P_detect_text, P_read, P_read_text, P_write,
+ * P_write_text, P_merge, P_to_feedback, P_report_new, P_report_free and
+ * P_free_model.  A module's descriptor is XP_MODULE_NAMES(...) and
+ * XP_MODULE_ENTRIES(P).
+ */
+/*
+ * A module's names: NAME (its folder), the stem of its XP_FMT_ constants,
+ * the usual file name of its binary form, and how messages call it, with
+ * its indefinite article ("a", "an"); the text form is the same words
+ * followed by "text".
+ */
+#define XP_MODULE_NAMES(NAME, STEM, DEFAULT, DISPLAY, A)                 \
+	.name = NAME, .fmt = XP_FMT_##STEM, .text_fmt = XP_FMT_##STEM##_TEXT, \
+	.default_name = DEFAULT, .display = DISPLAY,                     \
+	.display_a = A " " DISPLAY, .text_display = DISPLAY " text",     \
+	.text_display_a = A " " DISPLAY " text"
+
+#define XP_MODULE_ENTRIES(P)                                             \
+	.detect = P##_detect, .detect_text = P##_detect_text,            \
+	.read = P##_read, .read_text = P##_read_text,                    \
+	.write = P##_write, .write_text = P##_write_text,                \
+	.merge = P##_merge, .to_feedback = P##_to_feedback,              \
+	.report = P##_report_new, .report_free = P##_report_free,        \
+	.free = P##_free_model
+
 /* An opened path (open.c). */
 typedef enum {
 	XP_INPUT_FILE,     /* a regular file: fd is open, fmt detected */
