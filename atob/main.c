@@ -52,7 +52,7 @@ static const struct option long_opts[] = {
  * is read, so standard input and pipes work without being held whole.
  */
 static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
-                   xp_format *foreign)
+                   xp_input **foreign)
 {
 	xp_parse_opts opts = { MAX_ERRORS, 0 };
 	const char *name = file;
@@ -61,10 +61,22 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
 	int fd;
 
 	*sys_errno = 0;
-	*foreign = XP_FMT_UNKNOWN;
+	*foreign = NULL;
 	if (strcmp(file, "-") == 0) {
-		fd = STDIN_FILENO;
-		name = "<stdin>";
+		/* Recognised from what is read ahead: a text of another
+		 * format is read whole. */
+		xp_input *in = NULL;
+
+		err = xp_input_open(file, &in, d);
+		if (err == XP_E_OK &&
+		    xp_format_module(xp_input_format(in)) != NULL) {
+			*foreign = in;
+			return XP_E_OK;
+		}
+		if (err == XP_E_OK)
+			err = xp_input_feedback(in, fb, d);
+		xp_input_free(in);
+		return err;
 	} else {
 		fd = open(file, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -93,9 +105,8 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
 			goto out;
 		}
 		if (xp_format_module(f) != NULL) {
-			*foreign = f;
-			err = XP_E_OK;
-			goto out;
+			close(fd);
+			return xp_input_open(file, foreign, d);
 		}
 	}
 	err = xp_text_parse_fd(fd, name, &opts, fb, d);
@@ -132,9 +143,10 @@ static int keep_default_data(const char *dir, const xp_fb *fb)
  * The text form of another format (gmon.out, CPU profile, DCPI, mpatrol)
  * becomes that format's binary file: out, or the format's usual file name.
  */
-static int foreign_to_binary(const char *file, xp_format f, const char *out,
+static int foreign_to_binary(const char *file, xp_input *in, const char *out,
                              xp_diags *d)
 {
+	xp_format f = xp_input_format(in);
 	xp_prof *p = NULL;
 	xp_err err;
 	int status = 2;
@@ -144,8 +156,9 @@ static int foreign_to_binary(const char *file, xp_format f, const char *out,
 		        "text of it)\n", PROG, file, xp_format_a(f));
 		return 2;
 	}
-	err = xp_prof_open(file, NULL, &p, d);
-	tool_print_diags(PROG, d, err, file);
+	err = xp_prof_open_input(in, NULL, &p, d);
+	tool_print_diags(PROG, d, err, strcmp(file, "-") == 0 ? "<stdin>"
+	                                                   : file);
 	if (err == XP_E_OK && out == NULL) {
 		out = xp_prof_default_name(xp_prof_format(p));
 		if (tool_keep_default(PROG, out, "the default output file") != 0)
@@ -162,7 +175,7 @@ int main(int argc, char **argv)
 	const char *file, *dir = DEFAULT_DIR;
 	xp_diags *d;
 	xp_fb *fb = NULL;
-	xp_format foreign;
+	xp_input *foreign;
 	xp_err err;
 	int c, sys_errno, status = 0;
 
@@ -190,9 +203,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	err = load(file, &fb, d, &sys_errno, &foreign);
-	if (err == XP_E_OK && foreign != XP_FMT_UNKNOWN) {
+	if (err == XP_E_OK && foreign != NULL) {
 		status = foreign_to_binary(file, foreign, argc == 2 ? dir : NULL,
 		                           d);
+		xp_input_free(foreign);
 		goto done;
 	}
 	if (err != XP_E_OK) {

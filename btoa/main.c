@@ -104,11 +104,39 @@ static int parse_type(const char *arg, xp_datatype *type, char **objpath)
  */
 static int open_input(const char *dir, int type_given, xp_datatype *type,
                       const char *objpath, xp_fb **fb, xp_diags *d,
-                      xp_format *foreign)
+                      xp_format *foreign, xp_input **stdin_in)
 {
 	struct stat st;
 	xp_err err;
 
+	if (strcmp(dir, "-") == 0) {
+		/* Standard input: read ahead to recognise it, and whole
+		 * unless it is a text. */
+		xp_format f;
+
+		err = xp_input_open(dir, stdin_in, d);
+		if (err != XP_E_OK) {
+			tool_print_diags(PROG, d, err, "<stdin>");
+			return -1;
+		}
+		f = xp_input_format(*stdin_in);
+		if (xp_format_module(f) != NULL) {
+			*foreign = f;
+			return 0;
+		}
+		if (f != XP_FMT_FEEDBACK_DB) {
+			fprintf(stderr, "%s: <stdin>: not a feedback database "
+			        "or a profile of another format\n", PROG);
+			return -1;
+		}
+		err = xp_input_feedback(*stdin_in, fb, d);
+		if (err != XP_E_OK) {
+			tool_print_diags(PROG, d, err, "<stdin>");
+			return -1;
+		}
+		*type = xp_fb_datatype(*fb);
+		return 0;
+	}
 	if (stat(dir, &st) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, dir, strerror(errno));
 		return -1;
@@ -176,7 +204,7 @@ static int open_input(const char *dir, int type_given, xp_datatype *type,
 
 /* A binary file of another format becomes its lossless text. */
 static int foreign_to_text(const char *file, xp_format f, const char *out,
-                           const xp_load_opts *lo, xp_diags *d)
+                           const xp_load_opts *lo, xp_input *in, xp_diags *d)
 {
 	xp_prof *p = NULL;
 	char *defout = NULL;
@@ -188,8 +216,9 @@ static int foreign_to_text(const char *file, xp_format f, const char *out,
 		        "binary file of it)\n", PROG, file, xp_format_a(f));
 		return 2;
 	}
-	err = xp_prof_open(file, lo, &p, d);
-	tool_print_diags(PROG, d, err, file);
+	err = in != NULL ? xp_prof_open_input(in, lo, &p, d)
+	                 : xp_prof_open(file, lo, &p, d);
+	tool_print_diags(PROG, d, err, in != NULL ? "<stdin>" : file);
 	if (err != XP_E_OK)
 		return 2;
 	if (out == NULL) {
@@ -224,6 +253,7 @@ int main(int argc, char **argv)
 	xp_format foreign = XP_FMT_UNKNOWN;
 	xp_diags *d = NULL;
 	xp_fb *fb = NULL;
+	xp_input *in = NULL;
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
@@ -280,7 +310,7 @@ int main(int argc, char **argv)
 	if (d == NULL)
 		goto nomem;
 	if (open_input(dir, type_given, &type, objpath, &fb, d,
-	               &foreign) != 0)
+	               &foreign, &in) != 0)
 		goto done;
 	if (foreign != XP_FMT_UNKNOWN) {
 		if (type_given) {
@@ -290,7 +320,7 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		status = foreign_to_text(dir, foreign,
-		                         argc == 2 ? argv[1] : NULL, &lo, d);
+		                         argc == 2 ? argv[1] : NULL, &lo, in, d);
 		goto done;
 	}
 	if (lo.exe != NULL || lo.layout != NULL) {
@@ -320,6 +350,7 @@ nomem:
 	status = 2;
 done:
 	xp_fb_free(fb);
+	xp_input_free(in);
 	xp_diags_free(d);
 	free(objpath);
 	free(defout);

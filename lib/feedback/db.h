@@ -91,6 +91,11 @@ xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
                             xp_diags *d);
 xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
                         unsigned nlike, int *same, xp_fb **out, xp_diags *d);
+/* xp_text_parse_fd() of a stream whose first n bytes, head, were read
+ * from fd already (text_parse.c). */
+xp_err xp_text_parse_fd_after(int fd, const void *head, size_t n,
+                              const char *name, const xp_parse_opts *opts,
+                              xp_fb **out, xp_diags *d);
 /* The same for an input opened with xp_input_open() (registry/open.c). */
 xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
                               unsigned nlike, int *same, xp_fb **out,

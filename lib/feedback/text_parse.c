@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "feedback/db.h"
 #include "feedback/text_parse.h"
 
 #define CHUNK (1u << 20)
@@ -1650,8 +1651,21 @@ static xp_err run(xp_tx_parser *P, const xp_parse_opts *opts, xp_fb **out)
 	return xp_fbb_finish(P->b, out);
 }
 
+/* fd mode from a stream: head (n bytes) was read from fd before, and
+ * comes first. */
+static xp_err parse_after(int fd, const void *head, size_t n, const char *name,
+                          const xp_parse_opts *opts, xp_fb **out,
+                          xp_diags *d);
+
 static xp_err parse(int fd, const void *buf, size_t len, const char *name,
                     const xp_parse_opts *opts, xp_fb **out, xp_diags *d)
+{
+	return parse_after(fd, buf, fd < 0 ? len : 0, name, opts, out, d);
+}
+
+static xp_err parse_after(int fd, const void *buf, size_t len,
+                          const char *name, const xp_parse_opts *opts,
+                          xp_fb **out, xp_diags *d)
 {
 	*out = NULL;
 	xp_tx_parser *P = calloc(1, sizeof *P);
@@ -1664,6 +1678,12 @@ static xp_err parse(int fd, const void *buf, size_t len, const char *name,
 	if (fd < 0) {
 		P->in = buf;
 		P->in_len = len;
+	} else if (len > 0) {
+		/* Read ahead from a stream: the first partial "line". */
+		if (xp_buf_append(&P->carry, buf, len) != XP_E_OK) {
+			parser_free(P);
+			return XP_E_NOMEM;
+		}
 	} else {
 		/* A regular file is taken at the size it has now, from where
 		 * its offset stands; it is mapped if it can be. */
@@ -1699,6 +1719,13 @@ xp_err xp_text_parse_mem(const void *buf, size_t len, const char *name,
                          const xp_parse_opts *opts, xp_fb **out, xp_diags *d)
 {
 	return parse(-1, buf, len, name, opts, out, d);
+}
+
+xp_err xp_text_parse_fd_after(int fd, const void *head, size_t n,
+                              const char *name, const xp_parse_opts *opts,
+                              xp_fb **out, xp_diags *d)
+{
+	return parse_after(fd, head, n, name, opts, out, d);
 }
 
 xp_err xp_text_parse_fd(int fd, const char *name, const xp_parse_opts *opts,

@@ -104,16 +104,20 @@ const xp_module *xp_module_next(const xp_module *m);
 typedef enum {
 	XP_INPUT_FILE,     /* a regular file: fd is open, fmt detected */
 	XP_INPUT_DIR,      /* a profile directory */
-	XP_INPUT_STREAM,   /* a pipe, terminal, ...: a text, not yet opened */
-	XP_INPUT_STDIN     /* "-": a text on standard input */
+	XP_INPUT_STREAM    /* a pipe, terminal, standard input ("-"): read
+	                      ahead into buf; all of it unless a text */
 } xp_input_kind;
 
 struct xp_input {
 	const char *path;  /* as given (stored after the struct) */
+	const char *name;  /* for messages: path, or "<stdin>" for "-" */
 	xp_input_kind kind;
 	xp_format fmt;
-	int fd;            /* XP_INPUT_FILE; -1 otherwise */
+	int fd;            /* FILE, STREAM; -1 otherwise */
+	int own_fd;        /* fd is closed with the input */
 	struct stat st;
+	xp_buf buf;        /* STREAM: what was read */
+	int whole;         /* STREAM: buf holds all of it */
 };
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);

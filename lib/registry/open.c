@@ -9,12 +9,14 @@
  *
  * A text is parsed while it is read, so standard input and pipes work
  * without the text being held whole.  A database or a foreign profile is
- * mapped.  A pipe, terminal or other file that cannot be read twice is
- * taken for a feedback text and not opened until it is read, so that a
- * FIFO keeps its writer until then.
+ * mapped.  A pipe, terminal, FIFO or standard input cannot be read twice:
+ * its first bytes are read ahead to recognise it, a feedback text is then
+ * parsed while the rest is read, and any other format is read whole into
+ * memory.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,41 +47,91 @@ static xp_err sys_error(xp_diags *d, const char *path, int e)
 	                    "%s", strerror(e));
 }
 
-xp_err xp_input_open_any(const char *path, xp_input **out, xp_diags *d)
+/* Reads fd into in->buf until it holds want bytes or the input ends;
+ * sets in->whole at the end. */
+static xp_err read_stream(xp_input *in, size_t want, xp_diags *d)
+{
+	unsigned char chunk[65536];
+
+	while (!in->whole && in->buf.len < want) {
+		size_t room = want - in->buf.len;
+		ssize_t r = read(in->fd, chunk,
+		                 room < sizeof chunk ? room : sizeof chunk);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return xp_diag_file(d, XP_E_IO, in->name, "%s",
+			                    strerror(errno));
+		if (r == 0)
+			in->whole = 1;
+		else if (xp_buf_append(&in->buf, chunk, (size_t)r) != XP_E_OK)
+			return XP_E_NOMEM;
+	}
+	return XP_E_OK;
+}
+
+/*
+ * A stream cannot be read twice: its first bytes are read ahead to
+ * recognise it.  A feedback text (or what is no known format, for the
+ * text parser to say what is wrong) is then parsed while it is read; any
+ * other format is read whole into memory.
+ */
+static xp_err open_stream(xp_input *in, xp_diags *d)
 {
 	/* The text keyword may follow blank space; a few KiB is plenty. */
+	xp_err err = read_stream(in, 4096, d);
+
+	if (err != XP_E_OK)
+		return err;
+	in->fmt = xp_format_detect(in->buf.p, in->buf.len);
+	if (in->fmt == XP_FMT_UNKNOWN || in->fmt == XP_FMT_FEEDBACK_TEXT) {
+		in->fmt = XP_FMT_FEEDBACK_TEXT;
+		return XP_E_OK;
+	}
+	return read_stream(in, SIZE_MAX, d);
+}
+
+xp_err xp_input_open_any(const char *path, xp_input **out, xp_diags *d)
+{
 	unsigned char head[4096];
 	xp_input *in;
 	ssize_t got;
+	int is_stdin = strcmp(path, "-") == 0;
 
 	*out = NULL;
 	if ((in = calloc(1, sizeof *in + strlen(path) + 1)) == NULL)
 		return XP_E_NOMEM;
 	in->fd = -1;
 	in->path = memcpy(in + 1, path, strlen(path) + 1);
+	in->name = is_stdin ? "<stdin>" : in->path;
 	*out = in;
-	if (strcmp(path, "-") == 0) {
-		in->kind = XP_INPUT_STDIN;
-		in->fmt = XP_FMT_FEEDBACK_TEXT;
-		return XP_E_OK;
-	}
-	if (stat(path, &in->st) != 0)
+	if (is_stdin) {
+		in->fd = STDIN_FILENO;
+		if (fstat(in->fd, &in->st) != 0)
+			return sys_error(d, in->name, errno);
+	} else if (stat(path, &in->st) != 0) {
 		return sys_error(d, path, errno);
-	if (S_ISDIR(in->st.st_mode)) {
+	}
+	if (S_ISDIR(in->st.st_mode) && !is_stdin) {
 		in->kind = XP_INPUT_DIR;
 		in->fmt = XP_FMT_FEEDBACK_DB;
 		return XP_E_OK;
 	}
-	if (!S_ISREG(in->st.st_mode)) {
+	if (!is_stdin) {
+		if ((in->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return sys_error(d, path, errno);
+		in->own_fd = 1;
+	}
+	/* Standard input redirected from a file, from its start, is read
+	 * as the file is. */
+	if (!S_ISREG(in->st.st_mode) ||
+	    (is_stdin && lseek(in->fd, 0, SEEK_CUR) != 0)) {
 		in->kind = XP_INPUT_STREAM;
-		in->fmt = XP_FMT_FEEDBACK_TEXT;
-		return XP_E_OK;
+		return open_stream(in, d);
 	}
 	in->kind = XP_INPUT_FILE;
-	if ((in->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return sys_error(d, path, errno);
 	if ((got = read_head(in->fd, head, sizeof head)) < 0)
-		return xp_diag_file(d, XP_E_IO, path, "%s", strerror(errno));
+		return xp_diag_file(d, XP_E_IO, in->name, "%s", strerror(errno));
 	in->fmt = xp_format_detect(head, (size_t)got);
 	return XP_E_OK;
 }
@@ -89,8 +141,8 @@ xp_err xp_input_open(const char *path, xp_input **out, xp_diags *d)
 	xp_err err = xp_input_open_any(path, out, d);
 
 	if (err == XP_E_OK && (*out)->fmt == XP_FMT_UNKNOWN)
-		err = xp_diag_file(d, XP_E_FORMAT, path, "not a profile in any "
-		                   "format this program knows");
+		err = xp_diag_file(d, XP_E_FORMAT, (*out)->name, "not a profile "
+		                   "in any format this program knows");
 	if (err != XP_E_OK) {
 		xp_input_free(*out);
 		*out = NULL;
@@ -102,8 +154,9 @@ void xp_input_free(xp_input *in)
 {
 	if (in == NULL)
 		return;
-	if (in->fd >= 0)
+	if (in->own_fd)
 		close(in->fd);
+	xp_buf_free(&in->buf);
 	free(in);
 }
 
@@ -117,47 +170,63 @@ const char *xp_input_path(const xp_input *in)
 	return in->path;
 }
 
+/* A database read whole from a stream: through a memory file, so that
+ * the profile maps it as it maps a database file. */
+static xp_err stream_db(xp_input *in, const xp_fb *const *like,
+                        unsigned nlike, int *same, xp_fb **out, xp_diags *d)
+{
+	int fd = memfd_create("xprof-input", MFD_CLOEXEC);
+	size_t done = 0;
+	xp_err err;
+
+	if (fd < 0)
+		return xp_diag_file(d, XP_E_IO, in->name, "%s", strerror(errno));
+	while (done < in->buf.len) {
+		ssize_t w = write(fd, in->buf.p + done, in->buf.len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = xp_diag_file(d, XP_E_IO, in->name, "%s",
+			                   strerror(errno));
+			close(fd);
+			return err;
+		}
+		done += (size_t)w;
+	}
+	err = xp_db_open_fd_like(fd, in->name, like, nlike, same, out, d);
+	close(fd);
+	return err;
+}
+
 xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
                               unsigned nlike, int *same, xp_fb **out,
                               xp_diags *d)
 {
-	const char *path = in->path;
-	xp_err err;
-	int fd;
-
 	*out = NULL;
 	if (same)
 		*same = 0;
-	switch (in->kind) {
-	case XP_INPUT_STDIN:
-		return xp_text_parse_fd(STDIN_FILENO, "<stdin>", NULL, out, d);
-	case XP_INPUT_DIR:
-		return xp_profdir_open_like(path, XP_DT_FEEDBACK, NULL, like,
+	if (in->kind == XP_INPUT_DIR)
+		return xp_profdir_open_like(in->path, XP_DT_FEEDBACK, NULL, like,
 		                            nlike, same, out, d);
-	case XP_INPUT_STREAM:
-		/* A pipe or device cannot be peeked at: it must be a text,
-		 * and the parser says so if it is not. */
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			return sys_error(d, path, errno);
-		err = xp_text_parse_fd(fd, path, NULL, out, d);
-		close(fd);
-		return err;
-	case XP_INPUT_FILE:
-		break;
-	}
 	switch (in->fmt) {
 	case XP_FMT_FEEDBACK_DB:
-		return xp_db_open_fd_like(in->fd, path, like, nlike, same, out,
-		                          d);
+		if (in->kind == XP_INPUT_STREAM)
+			return stream_db(in, like, nlike, same, out, d);
+		return xp_db_open_fd_like(in->fd, in->name, like, nlike, same,
+		                          out, d);
 	case XP_FMT_FEEDBACK_TEXT:
-		return xp_text_parse_fd(in->fd, path, NULL, out, d);
+		if (in->kind == XP_INPUT_STREAM)
+			return xp_text_parse_fd_after(in->fd, in->buf.p,
+			                              in->buf.len, in->name, NULL,
+			                              out, d);
+		return xp_text_parse_fd(in->fd, in->name, NULL, out, d);
 	case XP_FMT_UNKNOWN:
-		return xp_diag_file(d, XP_E_FORMAT, path,
+		return xp_diag_file(d, XP_E_FORMAT, in->name,
 		                    "not a feedback profile (neither a profile "
 		                    "directory, a feedback database nor a "
 		                    "feedback text)");
 	default:
-		return xp_diag_file(d, XP_E_FORMAT, path,
+		return xp_diag_file(d, XP_E_FORMAT, in->name,
 		                    "%s, not a feedback profile",
 		                    xp_format_a(in->fmt));
 	}

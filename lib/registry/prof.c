@@ -117,18 +117,19 @@ out:
 xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
                           xp_prof **out, xp_diags *d)
 {
-	const char *path = in->path;
+	const char *path = in->name;
 	void *map = NULL;
 	size_t len;
 	xp_err err;
 
 	*out = NULL;
-	if (in->kind != XP_INPUT_FILE)
-		return xp_diag_file(d, XP_E_FORMAT, path, "%s",
-		                    in->kind == XP_INPUT_DIR ?
-		                    "a profile directory, not a gmon.out, CPU, "
-		                    "DCPI or mpatrol profile" :
-		                    "not a regular file");
+	if (in->kind == XP_INPUT_DIR)
+		return xp_diag_file(d, XP_E_FORMAT, path, "a profile directory, "
+		                    "not a gmon.out, CPU, DCPI or mpatrol "
+		                    "profile");
+	if (in->kind == XP_INPUT_STREAM)
+		return xp_prof_open_mem(in->buf.len ? in->buf.p : (void *)"",
+		                        in->buf.len, in->name, o, out, d);
 	if ((uint64_t)in->st.st_size > SIZE_MAX / 2)
 		return xp_diag_file(d, XP_E_LIMIT, path, "file too large");
 	len = (size_t)in->st.st_size;
