@@ -14,6 +14,10 @@
 #    a sample added in shared libraries, and for a C++ program; the merged
 #    file must give google-pprof and go tool pprof what they give for the
 #    two inputs at once; the conversion to feedback feeds xprof_diff.
+#  - canonical sums: three runs merged in any order give the same bytes;
+#    real profiles too, and google-pprof --text prints for their sum what
+#    it printed before the sum was canonical
+#    (tests/cpuprof/canonical.google-pprof-text.expected.txt).
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
@@ -205,7 +209,7 @@ if ! $XP_CC -O0 -g -o fibprog "$SRCDIR/../shared/realdata/src/fib.c" \
 	fail cpuprof-live-build "$(cat "$work/err")"
 	exit 1
 fi
-for i in 1 2; do
+for i in 1 2 3; do
 	CPUPROFILE=$work/run$i.prof CPUPROFILE_FREQUENCY=1000 \
 		./fibprog 29 >/dev/null 2>&1
 done
@@ -321,6 +325,61 @@ if command -v go >/dev/null 2>&1; then
 	fi
 else
 	fail cpuprof-live-merged-go-pprof "go missing (build-aux/deps.sh)"
+fi
+
+# --- canonical sums -----------------------------------------------------------
+# Three runs, each with its own addresses, in any order and with weights:
+# the same bytes, which google-pprof reads as xprof_show reads the runs.
+"$MERGE" -o c123.prof run1.prof run2.prof run3.prof 2>err &&
+    "$MERGE" -o c312.prof run3.prof run1.prof run2.prof 2>>err &&
+    "$MERGE" -o c231.prof run2.prof run3.prof run1.prof 2>>err
+if cmp -s c123.prof c312.prof && cmp -s c123.prof c231.prof; then
+	pass cpuprof-live-canonical-order
+else
+	fail cpuprof-live-canonical-order "other bytes in another order: $(cat err)"
+fi
+if "$MERGE" -o w1.prof -w 2,run1.prof run2.prof -w 3,run3.prof 2>err &&
+    "$MERGE" -o w2.prof -w 3,run3.prof -w 2,run1.prof run2.prof 2>>err &&
+    cmp -s w1.prof w2.prof; then
+	pass cpuprof-live-canonical-weights
+else
+	fail cpuprof-live-canonical-weights "other bytes in another order: $(cat err)"
+fi
+google-pprof --text ./fibprog c231.prof >pp3.txt 2>/dev/null
+"$SHOW" -e ./fibprog run1.prof run2.prof run3.prof >ours3.txt 2>err
+if [ -s pp3.txt ] && cmp -s pp3.txt ours3.txt; then
+	pass cpuprof-live-canonical-pprof
+else
+	fail cpuprof-live-canonical-pprof "google-pprof on the sum differs"
+	diff pp3.txt ours3.txt | head >&2
+fi
+# Real profiles: fib.prof naming its executable where it is here, the
+# same loaded 16 MiB higher, fib_nopie.prof and the s390x profile, whose
+# sum (fib.prof first) google-pprof --text read as the expected file.
+mkdir canon && cp "$real/fib_prof" canon/fib_prof
+"$BTOA" "$real/fib.prof" - |
+    sed "s|/tmp/realdata/local/gperftools/fib_prof|$work/canon/fib_prof|" \
+    > canon/fib.text
+sed -e 's/0x56245ce2/0x56245de2/g' -e '/^map .*fib_prof$/s/56245ce/56245de/g' \
+    canon/fib.text > canon/moved.text
+"$ATOB" canon/fib.text canon/fib.prof && "$ATOB" canon/moved.text canon/moved.prof
+set -- canon/fib.prof canon/moved.prof "$real/fib_nopie.prof" \
+    "$real/fib_s390x.prof"
+if "$MERGE" -o canon/a.prof "$1" "$2" "$3" "$4" 2>err &&
+    "$MERGE" -o canon/b.prof "$4" "$2" "$3" "$1" 2>>err &&
+    cmp -s canon/a.prof canon/b.prof; then
+	pass cpuprof-canonical-order
+else
+	fail cpuprof-canonical-order "other bytes in another order: $(cat err)"
+fi
+google-pprof --text "$work/canon/fib_prof" canon/b.prof >canon/pp.txt \
+    2>/dev/null
+if cmp -s canon/pp.txt "$here/canonical.google-pprof-text.expected.txt"; then
+	pass cpuprof-canonical-pprof
+else
+	fail cpuprof-canonical-pprof "google-pprof --text reads the sum otherwise"
+	diff canon/pp.txt "$here/canonical.google-pprof-text.expected.txt" |
+	    head >&2
 fi
 
 # --- conversion to feedback -------------------------------------------------

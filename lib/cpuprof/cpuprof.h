@@ -3,7 +3,8 @@
  * model behind xprof_cpuprof.h, the parser of the mapped-objects text and
  * the analysis of the call chains.  The module's files: module.c (the
  * module, recognition, the binary form), model.c (the model and the
- * mapped-objects text), text.c (the text form), merge.c, report.c
+ * mapped-objects text), text.c (the text form), merge.c and
+ * merge_maps.c (sums, and where a sum maps each object), report.c
  * (google-pprof's analysis and report), feedback.c (the conversion to
  * feedback) and names.c (pprof's names of PCs).
  */
@@ -32,6 +33,9 @@ struct xp_cpuprof {
 	size_t textlen;
 	xp_cpuprof_map *maps;
 	size_t nmaps;
+	/* In a sum made here: where each mapping would be had no other
+	 * been in its way (merge_maps.c); NULL when each is at its home. */
+	uint64_t *home;
 };
 
 /* Largest header we accept: slot 1 counts the slots after it. */
@@ -77,6 +81,48 @@ xp_err xp_cp_merge(void **acc, const void *in, double weight,
                 xp_diags *d);
 xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
+
+/* Merging (merge_maps.c): where the sum maps each executable segment
+ * of an object (path, file offset, size, permissions). */
+typedef struct {
+	const xp_cpuprof_map *m;   /* its key, from one of the profiles */
+	uint64_t home;             /* the lowest start among the profiles */
+	uint64_t at;               /* where the sum maps it */
+	int moved;                 /* at is not home */
+} xp_cp_seg;
+
+/* How a mapping of one profile moves into the sum. */
+typedef struct {
+	uint64_t start, end, delta;
+	const xp_cpuprof_map *m;
+} xp_cp_reloc;
+
+typedef struct {
+	uint64_t max;              /* the largest value of a slot */
+	xp_cp_seg *seg;            /* every segment once */
+	size_t nseg;
+	xp_cp_reloc *rl[2];        /* of the sum so far (0) and of the input
+	                            * (1), by start */
+	size_t nrl[2];
+	uint64_t *stray;           /* where PCs in no segment of their
+	                            * profile are looked up, sorted */
+	size_t nstray;
+} xp_cp_layout;
+
+/* Places every segment of a (the sum so far, or NULL) and in; L starts
+ * zeroed and is freed with xp_cp_layout_free whatever the result. */
+xp_err xp_cp_layout_plan(xp_cp_layout *L, const xp_cpuprof *a,
+                         const xp_cpuprof *in, const char *name,
+                         xp_diags *d);
+/* Where the k-th PC of a chain of profile which (0: a, 1: in) goes. */
+uint64_t xp_cp_layout_move(const xp_cp_layout *L, int which, uint64_t pc,
+                           size_t k);
+/* Appends the mapped-objects text of the sum to text. */
+xp_err xp_cp_layout_text(xp_cp_layout *L, const xp_cpuprof *a,
+                         const xp_cpuprof *in, xp_buf *text);
+/* Sets n->home, n being the sum with that text. */
+xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n);
+void xp_cp_layout_free(xp_cp_layout *L);
 
 /* What an address turned into. */
 typedef struct {

@@ -30,6 +30,7 @@ void xp_cp_free(xp_cpuprof *p)
 	for (size_t i = 0; i < p->nmaps; i++)
 		free((char *)p->maps[i].path);
 	free(p->maps);
+	free(p->home);
 	free(p->hdr);
 	free(p->recs);
 	free(p->pcs);
