@@ -41,9 +41,7 @@ static const char options_text[] =
 	"  -V, --version  print the version and exit\n";
 
 static const struct option long_opts[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0}
+	TOOL_LONGOPTS_END
 };
 
 /*

@@ -39,6 +39,12 @@ int tool_usage_error(const char *prog, const char *usage_text,
 int tool_option_error(const char *prog, const char *usage_text, int ret,
                       int opt, const char *arg);
 
+/* The end of every tool's long options: --help, --version. */
+#define TOOL_LONGOPTS_END                                                \
+	{ "help", no_argument, NULL, 'h' },                              \
+	{ "version", no_argument, NULL, 'V' },                           \
+	{ NULL, 0, NULL, 0 }
+
 /*
  * Every option the tool does not handle itself: -h and --help (help),
  * -V and --version, and for anything else tool_option_error()'s message

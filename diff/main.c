@@ -695,9 +695,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'F'},
 		{"layout", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		TOOL_LONGOPTS_END
 	};
 	report r;
 	int c, silent = 0, json = 0, status = 2;

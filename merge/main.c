@@ -392,9 +392,7 @@ static const struct option long_opts[] = {
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
 	{"weight", required_argument, NULL, 'w'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0}
+	TOOL_LONGOPTS_END
 };
 
 /* The command line. */

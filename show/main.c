@@ -481,9 +481,7 @@ int main(int argc, char **argv)
 		{"counts", no_argument, NULL, 'c'},
 		{"lines", no_argument, NULL, 'l'},
 		{"layout", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		TOOL_LONGOPTS_END
 	};
 	size_t top_n = 10;
 	int c, json = 0, status = 2, stdin_uses = 0;

@@ -492,12 +492,10 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"fail-under", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
 		{"json", required_argument, NULL, 'J'},
 		{"lcov", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		TOOL_LONGOPTS_END
 	};
 	int c, st, to_stdout;
 

@@ -256,4 +256,6 @@ static void xp_cp_free_model(void *m)
 const xp_module xp_module_cpuprof = {
 	XP_MODULE_NAMES("cpuprof", CPUPROF, "cpu.prof", "CPU profile", "a"),
 	XP_MODULE_ENTRIES(xp_cp),
+	.report_takes = XP_REPORT_LINES,
+	.report_of = "pprof's report of a CPU profile",
 };

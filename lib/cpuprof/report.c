@@ -883,15 +883,6 @@ xp_err xp_cp_report_new(const void *m, const xp_report_opts *o, const char *name
 
 	*handle = NULL;
 	*model = NULL;
-	if (o->call_graph)
-		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
-		                    "CPU profile has no call graph");
-	if (o->counts)
-		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
-		                    "CPU profile has no order by counts");
-	if (o->stack_depth_given)
-		return xp_diag_file(d, XP_E_INVAL, name, "pprof's report of a "
-		                    "CPU profile has no stack depth");
 	err = xp_cpuprof_report_new(m, &ro, &r, d);
 	*handle = r;
 	*model = r;

@@ -114,15 +114,6 @@ xp_err xp_dcpi_report_new(const void *mv, const xp_report_opts *o,
 	size_t vn;
 	xp_err err;
 
-	if (o->call_graph)
-		return xp_diag_file(d, XP_E_INVAL, name, "the report of a DCPI "
-		                    "profile has no call graph");
-	if (o->counts)
-		return xp_diag_file(d, XP_E_INVAL, name, "the report of a DCPI "
-		                    "profile has no order by counts");
-	if (o->stack_depth_given)
-		return xp_diag_file(d, XP_E_INVAL, name, "the report of a DCPI "
-		                    "profile has no stack depth");
 	if (o->exe == NULL && xp_dcpi_value(m, XP_DCPI_PATH, &v, &vn) != 0)
 		return xp_diag_file(d, XP_E_INVAL, name, "a DCPI profile "
 		                    "without a path line needs its image: give "

@@ -675,4 +675,6 @@ static void xp_gmon_free_model(void *m)
 const xp_module xp_module_gmon = {
 	XP_MODULE_NAMES("gmon", GMON, "gmon.out", "gmon.out", "a"),
 	XP_MODULE_ENTRIES(xp_gmon),
+	.report_takes = XP_REPORT_CALL_GRAPH,
+	.report_of = "gprof's report of a gmon.out",
 };

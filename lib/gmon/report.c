@@ -1087,15 +1087,6 @@ xp_err xp_gmon_report_new(const void *m, const xp_report_opts *o,
 	if (o->exe == NULL)
 		return xp_diag_file(d, XP_E_INVAL, name, "a gmon.out report "
 		                    "needs the executable (-e)");
-	if (o->lines)
-		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
-		                    "gmon.out has no lines");
-	if (o->counts)
-		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
-		                    "gmon.out has no order by counts");
-	if (o->stack_depth_given)
-		return xp_diag_file(d, XP_E_INVAL, name, "gprof's report of a "
-		                    "gmon.out has no stack depth");
 	if ((r = calloc(1, sizeof *r)) == NULL)
 		return XP_E_NOMEM;
 	if ((err = xp_sym_open(o->exe, &r->sym, d)) != XP_E_OK ||

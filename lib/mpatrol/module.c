@@ -788,4 +788,7 @@ static void xp_mp_free_model(void *m)
 const xp_module xp_module_mpatrol = {
 	XP_MODULE_NAMES("mpatrol", MPATROL, "mpatrol.out", "mpatrol profile", "an"),
 	XP_MODULE_ENTRIES(xp_mp),
+	.report_takes = XP_REPORT_LINES | XP_REPORT_CALL_GRAPH |
+	                XP_REPORT_COUNTS | XP_REPORT_STACK_DEPTH,
+	.report_of = "mprof's report of an mpatrol profile",
 };

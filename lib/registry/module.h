@@ -66,6 +66,11 @@ typedef struct xp_module {
 	                 const char *name, void **handle, const void **model,
 	                 xp_diags *d);
 	void (*report_free)(void *handle);
+	/* The options of xp_report_opts the report takes (XP_REPORT_*:
+	 * exe always), and what refusals call it: "gprof's report of a
+	 * gmon.out" has no lines. */
+	unsigned report_takes;
+	const char *report_of;
 	void (*free)(void *m);
 } xp_module;
 
@@ -99,6 +104,12 @@ const xp_module *xp_module_next(const xp_module *m);
 	.merge = P##_merge, .to_feedback = P##_to_feedback,              \
 	.report = P##_report_new, .report_free = P##_report_free,        \
 	.free = P##_free_model
+
+/* The options of a report beyond exe (xp_module.report_takes). */
+#define XP_REPORT_LINES 0x1u
+#define XP_REPORT_CALL_GRAPH 0x2u
+#define XP_REPORT_COUNTS 0x4u
+#define XP_REPORT_STACK_DEPTH 0x8u
 
 /* An opened path (open.c). */
 typedef enum {

@@ -282,6 +282,32 @@ struct xp_report {
 
 static const xp_report_opts no_report_opts;
 
+/* The options o gives that mod's report does not take: refused, with
+ * what it has no use for. */
+static xp_err refuse_options(const xp_module *mod, const xp_report_opts *o,
+                             const char *name, xp_diags *d)
+{
+	static const struct {
+		unsigned bit;
+		const char *what;
+	} opt[] = {
+		{ XP_REPORT_LINES, "lines" },
+		{ XP_REPORT_CALL_GRAPH, "call graph" },
+		{ XP_REPORT_COUNTS, "order by counts" },
+		{ XP_REPORT_STACK_DEPTH, "stack depth" },
+	};
+	unsigned given = (o->lines ? XP_REPORT_LINES : 0) |
+	                 (o->call_graph ? XP_REPORT_CALL_GRAPH : 0) |
+	                 (o->counts ? XP_REPORT_COUNTS : 0) |
+	                 (o->stack_depth_given ? XP_REPORT_STACK_DEPTH : 0);
+
+	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+		if (given & opt[i].bit & ~mod->report_takes)
+			return xp_diag_file(d, XP_E_INVAL, name, "%s has no %s",
+			                    mod->report_of, opt[i].what);
+	return XP_E_OK;
+}
+
 xp_err xp_prof_report(const xp_prof *p, const xp_report_opts *o,
                       const char *name, xp_report **out, xp_diags *d)
 {
@@ -292,11 +318,14 @@ xp_err xp_prof_report(const xp_prof *p, const xp_report_opts *o,
 	if (p->mod->report == NULL)
 		return xp_diag_file(d, XP_E_INVAL, name, "%s has no report",
 		                    xp_format_a(p->mod->fmt));
+	if (o == NULL)
+		o = &no_report_opts;
+	if ((err = refuse_options(p->mod, o, name, d)) != XP_E_OK)
+		return err;
 	if ((r = calloc(1, sizeof *r)) == NULL)
 		return XP_E_NOMEM;
 	r->mod = p->mod;
-	err = p->mod->report(p->model, o != NULL ? o : &no_report_opts, name,
-	                     &r->handle, &r->model, d);
+	err = p->mod->report(p->model, o, name, &r->handle, &r->model, d);
 	if (err != XP_E_OK) {
 		free(r);
 		return err;
