@@ -50,11 +50,15 @@
  *
  *  - Error recovery is at line granularity: `line: error EOL`.  After a
  *    syntax error the scanner is told to drop the rest of the line, and
- *    yyerrok lets the next line report its own errors at once.  In the
- *    header, `error HEND` skips to the first section.  Handlers report
- *    semantic errors themselves and parsing goes on; once the error cap is
- *    reached they set a stop flag, the actions abort the parse and the
- *    scanner returns end of file.
+ *    yyerrok lets the next line report its own errors at once.  The
+ *    action tells the handlers what the line's keyword was (the scanner
+ *    keeps it, and has not read the next line yet when the action runs,
+ *    for the reason given at `line`), so that the records of a broken
+ *    head line (a PROC:, say) are not checked against the section before
+ *    it; see xp_tx_on_bad_line.  In the header, `error HEND` skips to the
+ *    first section.  Handlers report semantic errors themselves and
+ *    parsing goes on; once the error cap is reached they set a stop flag,
+ *    the actions abort the parse and the scanner returns end of file.
  *
  *  - parse.error custom: messages are short, name the field's token text
  *    and collect the six token kinds a name may be into "a name".
@@ -378,7 +382,11 @@ line:
 			l_name(&L, &$3);
 			H(xp_tx_on_blockref(P, &L));
 		}
-	| error EOL		{ yyerrok; xp_tx_on_bad_line(P); }
+	| error EOL
+		{
+			yyerrok;
+			xp_tx_on_bad_line(P, xp_tx_scanner_line_kind(scanner));
+		}
 	;
 
 linecol:

@@ -279,6 +279,10 @@ struct xp_tx_parser {
 	/* A line had a syntax error: records that find no section open are
 	 * not reported, since that line may have been their head. */
 	int broken;
+	/* An OBJFILE line may have been lost to an error: OBJREF lines are
+	 * not checked against the OBJFILE sections, whose paths are then
+	 * not all known. */
+	int obj_lost;
 	/* Lines with syntax errors so far.  A section that holds one is
 	 * not checked against its declared counts: the bad line may have
 	 * been one of its records, and the count error would only repeat
@@ -1270,9 +1274,13 @@ void xp_tx_on_vp(xp_tx_parser *P, const xp_tx_line *l)
 		P->vp_type = l->kind;
 		BUILD(xp_fbb_add_vp(P->b, P->vp_expr, (xp_vptype)l->kind));
 	} else if (l->kind != P->vp_type) {
-		LERR(l, 1, "%s line in a %s value profile record", tn,
-		     vp_names[P->vp_type]);
-		return;
+		/* A record whose first line had a syntax error has no type
+		 * (vp_type -1, see vp_lost), and no expr id to compare. */
+		if (P->vp_type >= 0) {
+			LERR(l, 1, "%s line in a %s value profile record", tn,
+			     vp_names[P->vp_type]);
+			return;
+		}
 	} else if (l->v[0] != P->vp_expr) {
 		LERR(l, l->col[0],
 		     "expr id %llu differs from the record's expr id %u",
@@ -1446,7 +1454,8 @@ void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l)
 	P->g_phase = 1;
 	xp_str id = intern(P, l->s, l->slen);
 	uint32_t line;
-	if (P->b && id != XP_NOSTR && !map_get(&P->objpaths, id, &line)) {
+	if (P->b && id != XP_NOSTR && !P->obj_lost &&
+	    !map_get(&P->objpaths, id, &line)) {
 		LERR(l, l->scol,
 		     "OBJREF %.*s names no OBJFILE defined earlier",
 		     (int)(l->slen > 200 ? 200 : l->slen), l->s);
@@ -1548,10 +1557,104 @@ void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l)
 	BUILD(xp_fbb_add_blockref(P->b, &r));
 }
 
-void xp_tx_on_bad_line(xp_tx_parser *P)
+/* ------------------------------------------------------------------ */
+/* Recovery from errors in lines                                        */
+/* ------------------------------------------------------------------ */
+
+/* The record keywords; the kind of the record each begins. */
+static const struct {
+	char kw[16];
+	xp_tx_kind kind;
+} keywords[] = {
+	{ "OBJFILE:", XP_TXK_objfile },
+	{ "PROC:", XP_TXK_proc },
+	{ "max", XP_TXK_stat },
+	{ "sum", XP_TXK_stat },
+	{ "VP_INT", XP_TXK_vp },
+	{ "VP_LLONG", XP_TXK_vp },
+	{ "VP_FLOAT", XP_TXK_vp },
+	{ "VP_DOUBLE", XP_TXK_vp },
+	{ "VP_PROC", XP_TXK_vp },
+	{ "PROGRAM:", XP_TXK_program },
+	{ "OBJREF:", XP_TXK_objref },
+	{ "COMDAT_PROC:", XP_TXK_comdat },
+	{ "SRCFILE:", XP_TXK_srcfile },
+	{ "SRCLINE:", XP_TXK_srcline },
+};
+#define NKEYWORDS (sizeof keywords / sizeof keywords[0])
+
+xp_tx_kind xp_tx_keyword(const char *s, size_t n)
+{
+	for (size_t i = 0; i < NKEYWORDS; i++)
+		if (strlen(keywords[i].kw) == n &&
+		    memcmp(keywords[i].kw, s, n) == 0)
+			return keywords[i].kind;
+	return XP_TXK_NONE;
+}
+
+/*
+ * A value profile line had a syntax error.  It still takes its place in
+ * its record, so that the records after it stay in step; when it was the
+ * record's first line, the record's type and expr id are unknown, and its
+ * other lines are not compared with them.
+ */
+static void vp_lost(xp_tx_parser *P)
+{
+	if (!P->in_proc || P->o_nvpv == 0)
+		return;
+	if (P->p_vplines % P->o_nvpv == 0)
+		P->vp_type = -1;
+	P->p_vplines++;
+}
+
+/*
+ * A line had a syntax error, which leaves its record unknown; kind is
+ * what its keyword names.  Had the line been a head line, the records
+ * after it are its own, and checking them against the section open
+ * before it would give an error for each (counter records "after source
+ * mapping tuples" of the PROC before a PROC: line with a bad field).  So
+ * the sections it would have closed are closed here, unchecked: a
+ * section that holds a broken line, or whose head was one, is not
+ * checked against its declared counts, since the error would only repeat
+ * what was said.  Until the next head line, records that find no section
+ * open are dropped without a word (broken), and so are the records of a
+ * PROC in an OBJFILE that has had PROCs (see proc_record); a syntax error
+ * in them is still reported by the grammar.
+ *
+ *  - OBJFILE:, PROGRAM: and SRCFILE:: every section closes; everything up
+ *    to the next of these three goes, PROC: lines and their records too.
+ *    After a lost OBJFILE, OBJREF lines are no longer checked against
+ *    the OBJFILE paths (obj_lost).
+ *  - PROC: and SRCLINE:: the PROC or SRCLINE open closes; its records
+ *    up to the next PROC:, SRCLINE: or section line go.
+ *  - Any other line: only the line itself; its section goes on (a value
+ *    profile line keeps its place in its record, see vp_lost).
+ */
+void xp_tx_on_bad_line(xp_tx_parser *P, xp_tx_kind kind)
 {
 	P->broken = 1;
 	P->nbad++;
+	switch (kind) {
+	case XP_TXK_objfile:
+		P->obj_lost = 1;
+		close_all(P);
+		break;
+	case XP_TXK_program:
+	case XP_TXK_srcfile:
+		close_all(P);
+		break;
+	case XP_TXK_proc:
+		close_proc(P);
+		break;
+	case XP_TXK_srcline:
+		close_sline(P);
+		break;
+	case XP_TXK_vp:
+		vp_lost(P);
+		break;
+	default:
+		break;
+	}
 }
 
 void xp_tx_on_end(xp_tx_parser *P)
