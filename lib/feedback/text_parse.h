@@ -73,14 +73,15 @@ typedef struct {
 
 /*
  * What a line's keyword says the line is, for the recovery after an
- * error in it: a record kind, XP_TXK_<kind> (text_records.h), or none (a
+ * error in it: a record kind, XP_TXK_<kind> (text_records.h); none (a
  * line that starts with no keyword: a counter record, a block ref or
- * junk).
+ * junk); or an unknown keyword that resembles no keyword.
  */
 #define XP_TX_KIND_ENUM(R) XP_TXK_##R,
 typedef enum {
 	XP_TX_RECORDS(XP_TX_KIND_ENUM)
-	XP_TXK_NONE
+	XP_TXK_NONE,
+	XP_TXK_UNKNOWN
 } xp_tx_kind;
 #undef XP_TX_KIND_ENUM
 
@@ -161,6 +162,9 @@ void xp_tx_on_srcline(xp_tx_parser *P, const xp_tx_line *l);
 void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l);
 /* A line had a syntax error; kind is what its keyword named. */
 void xp_tx_on_bad_line(xp_tx_parser *P, xp_tx_kind kind);
+/* A line started with an unknown keyword (the name field of l; kind is
+ * 1 when more text was glued to it). */
+void xp_tx_on_unknown(xp_tx_parser *P, const xp_tx_line *l);
 /* End of input: closes every open section and checks the header. */
 void xp_tx_on_end(xp_tx_parser *P);
 
