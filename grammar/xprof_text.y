@@ -50,11 +50,23 @@
  *
  *  - Error recovery is at line granularity: `line: error EOL`.  After a
  *    syntax error the scanner is told to drop the rest of the line, and
- *    yyerrok lets the next line report its own errors at once.  In the
- *    header, `error HEND` skips to the first section.  Handlers report
- *    semantic errors themselves and parsing goes on; once the error cap is
- *    reached they set a stop flag, the actions abort the parse and the
- *    scanner returns end of file.
+ *    yyerrok lets the next line report its own errors at once.  The
+ *    action tells the handlers what the line's keyword was (the scanner
+ *    keeps it, and has not read the next line yet when the action runs,
+ *    for the reason given at `line`), so that the records of a broken
+ *    head line (a PROC:, say) are not checked against the section before
+ *    it; see xp_tx_on_bad_line.  In the header, `error HEND` skips to the
+ *    first section.  Handlers report semantic errors themselves and
+ *    parsing goes on; once the error cap is reached they set a stop flag,
+ *    the actions abort the parse and the scanner returns end of file.
+ *
+ *  - An unknown keyword (a word at a line start that looks like one, such
+ *    as PORC:) is a token of its own, K_UNKNOWN, after which the scanner
+ *    drops the rest of the line: `line: K_UNKNOWN EOL` is no syntax
+ *    error, but its handler reports the keyword (with the nearest real
+ *    one) and recovers as after a broken line of the kind that keyword
+ *    names.  Bison's own message would only say "unexpected", and its
+ *    recovery would not know what the line was.
  *
  *  - parse.error custom: messages are short, name the field's token text
  *    and collect the six token kinds a name may be into "a name".
@@ -175,6 +187,7 @@ static void l_linecol(xp_tx_line *L, int i, const xp_tx_tok *t)
 %token K_COMDAT "COMDAT_PROC:"
 %token K_SRCFILE "SRCFILE:"
 %token K_SRCLINE "SRCLINE:"
+%token K_UNKNOWN "unknown keyword"
 
 %%
 
@@ -378,7 +391,19 @@ line:
 			l_name(&L, &$3);
 			H(xp_tx_on_blockref(P, &L));
 		}
-	| error EOL		{ yyerrok; xp_tx_on_bad_line(P); }
+	| K_UNKNOWN EOL
+		{
+			xp_tx_line L;
+			l_init(&L, &@1);
+			l_name(&L, &$1);
+			L.kind = (int)$1.v;
+			H(xp_tx_on_unknown(P, &L));
+		}
+	| error EOL
+		{
+			yyerrok;
+			xp_tx_on_bad_line(P, xp_tx_scanner_line_kind(scanner));
+		}
 	;
 
 linecol:

@@ -280,6 +280,10 @@ struct xp_tx_parser {
 	/* A line had a syntax error: records that find no section open are
 	 * not reported, since that line may have been their head. */
 	int broken;
+	/* An OBJFILE line may have been lost to an error: OBJREF lines are
+	 * not checked against the OBJFILE sections, whose paths are then
+	 * not all known. */
+	int obj_lost;
 	/* Lines with syntax errors so far.  A section that holds one is
 	 * not checked against its declared counts: the bad line may have
 	 * been one of its records, and the count error would only repeat
@@ -1271,9 +1275,13 @@ void xp_tx_on_vp(xp_tx_parser *P, const xp_tx_line *l)
 		P->vp_type = l->kind;
 		BUILD(xp_fbb_add_vp(P->b, P->vp_expr, (xp_vptype)l->kind));
 	} else if (l->kind != P->vp_type) {
-		LERR(l, 1, "%s line in a %s value profile record", tn,
-		     vp_names[P->vp_type]);
-		return;
+		/* A record whose first line had a syntax error has no type
+		 * (vp_type -1, see vp_lost), and no expr id to compare. */
+		if (P->vp_type >= 0) {
+			LERR(l, 1, "%s line in a %s value profile record", tn,
+			     vp_names[P->vp_type]);
+			return;
+		}
 	} else if (l->v[0] != P->vp_expr) {
 		LERR(l, l->col[0],
 		     "expr id %llu differs from the record's expr id %u",
@@ -1447,7 +1455,8 @@ void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l)
 	P->g_phase = 1;
 	xp_str id = intern(P, l->s, l->slen);
 	uint32_t line;
-	if (P->b && id != XP_NOSTR && !map_get(&P->objpaths, id, &line)) {
+	if (P->b && id != XP_NOSTR && !P->obj_lost &&
+	    !map_get(&P->objpaths, id, &line)) {
 		LERR(l, l->scol,
 		     "OBJREF %.*s names no OBJFILE defined earlier",
 		     (int)(l->slen > 200 ? 200 : l->slen), l->s);
@@ -1549,10 +1558,193 @@ void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l)
 	BUILD(xp_fbb_add_blockref(P->b, &r));
 }
 
-void xp_tx_on_bad_line(xp_tx_parser *P)
+/* ------------------------------------------------------------------ */
+/* Recovery from errors in lines                                        */
+/* ------------------------------------------------------------------ */
+
+/* The record keywords; the kind of the record each begins. */
+static const struct {
+	char kw[16];
+	xp_tx_kind kind;
+} keywords[] = {
+	{ "OBJFILE:", XP_TXK_objfile },
+	{ "PROC:", XP_TXK_proc },
+	{ "max", XP_TXK_stat },
+	{ "sum", XP_TXK_stat },
+	{ "VP_INT", XP_TXK_vp },
+	{ "VP_LLONG", XP_TXK_vp },
+	{ "VP_FLOAT", XP_TXK_vp },
+	{ "VP_DOUBLE", XP_TXK_vp },
+	{ "VP_PROC", XP_TXK_vp },
+	{ "PROGRAM:", XP_TXK_program },
+	{ "OBJREF:", XP_TXK_objref },
+	{ "COMDAT_PROC:", XP_TXK_comdat },
+	{ "SRCFILE:", XP_TXK_srcfile },
+	{ "SRCLINE:", XP_TXK_srcline },
+};
+#define NKEYWORDS (sizeof keywords / sizeof keywords[0])
+/* One more than the longest keyword and a word two bytes longer, which
+ * is as far as suggest() looks. */
+#define KW_ROOM (sizeof keywords[0].kw + 3)
+
+xp_tx_kind xp_tx_keyword(const char *s, size_t n)
+{
+	for (size_t i = 0; i < NKEYWORDS; i++)
+		if (strlen(keywords[i].kw) == n &&
+		    memcmp(keywords[i].kw, s, n) == 0)
+			return keywords[i].kind;
+	return XP_TXK_NONE;
+}
+
+static int fold(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+}
+
+/*
+ * The Damerau-Levenshtein distance of a and b (m, n < KW_ROOM bytes) in
+ * its usual restricted form (optimal string alignment: a byte dropped,
+ * added or changed, or two neighbours swapped, each counting 1, no part
+ * edited twice), ignoring the case of ASCII letters.
+ */
+static unsigned typo_distance(const char *a, size_t m, const char *b,
+                              size_t n)
+{
+	unsigned d[KW_ROOM][KW_ROOM];
+	for (size_t i = 0; i <= m; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= n; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= m; i++) {
+		for (size_t j = 1; j <= n; j++) {
+			int ai = fold((unsigned char)a[i - 1]);
+			int bj = fold((unsigned char)b[j - 1]);
+			unsigned v = d[i - 1][j - 1] + (ai != bj);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    ai == fold((unsigned char)b[j - 2]) &&
+			    fold((unsigned char)a[i - 2]) == bj &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[m][n];
+}
+
+/*
+ * The keyword that the word s (n bytes) is most likely a typo of, or -1:
+ * the nearest one at a distance of at most 2, and less than half the
+ * keyword's length (so that "a" is no typo of max, while "mx" is); the
+ * first in the list of the nearest.  Case alone does not count ("proc:"
+ * is PROC:).
+ */
+static int suggest(const char *s, size_t n)
+{
+	int best = -1;
+	unsigned bestd = 3;
+	for (size_t i = 0; i < NKEYWORDS; i++) {
+		size_t kn = strlen(keywords[i].kw);
+		if (n > kn + 2 || kn > n + 2)
+			continue;
+		unsigned dist = typo_distance(s, n, keywords[i].kw, kn);
+		if (dist < bestd && 2 * dist < kn) {
+			best = (int)i;
+			bestd = dist;
+		}
+	}
+	return best;
+}
+
+/*
+ * A value profile line had a syntax error.  It still takes its place in
+ * its record, so that the records after it stay in step; when it was the
+ * record's first line, the record's type and expr id are unknown, and its
+ * other lines are not compared with them.
+ */
+static void vp_lost(xp_tx_parser *P)
+{
+	if (!P->in_proc || P->o_nvpv == 0)
+		return;
+	if (P->p_vplines % P->o_nvpv == 0)
+		P->vp_type = -1;
+	P->p_vplines++;
+}
+
+/*
+ * A line had an error that leaves its record unknown (a syntax error, or
+ * an unknown keyword); kind is what its keyword names.  Had the line
+ * been a head line, the records after it are its own, and checking them
+ * against the section open before it would give an error for each
+ * (counter records "after source mapping tuples" of the PROC before a
+ * misspelt PROC:).  So the sections it would have closed are closed
+ * here, unchecked: a section that holds a broken line, or whose head was
+ * one, is not checked against its declared counts, since the error would
+ * only repeat what was said.  Until the next head line, records that
+ * find no section open are dropped without a word (broken), and so are
+ * the records of a PROC in an OBJFILE that has had PROCs (see
+ * proc_record); a syntax error in them is still reported by the grammar.
+ *
+ *  - OBJFILE:, PROGRAM: and SRCFILE:: every section closes; everything up
+ *    to the next of these three goes, PROC: lines and their records too.
+ *    After a lost OBJFILE, OBJREF lines are no longer checked against
+ *    the OBJFILE paths (obj_lost).
+ *  - PROC: and SRCLINE:: the PROC or SRCLINE open closes; its records
+ *    up to the next PROC:, SRCLINE: or section line go.
+ *  - An unknown keyword like no keyword: as PROC: and SRCLINE: both,
+ *    since it may have been either (xp_tx_on_unknown takes one glued to
+ *    more text for an OBJFILE:, the one keyword written so).  Taking it
+ *    for a section head would drop the most lines, and a word that is no
+ *    typo of a keyword is as likely a line of junk among the records.
+ *  - Any other line: only the line itself; its section goes on (a value
+ *    profile line keeps its place in its record, see vp_lost).
+ */
+void xp_tx_on_bad_line(xp_tx_parser *P, xp_tx_kind kind)
 {
 	P->broken = 1;
 	P->nbad++;
+	switch (kind) {
+	case XP_TXK_objfile:
+		P->obj_lost = 1;
+		close_all(P);
+		break;
+	case XP_TXK_program:
+	case XP_TXK_srcfile:
+		close_all(P);
+		break;
+	case XP_TXK_proc:
+		close_proc(P);
+		break;
+	case XP_TXK_srcline:
+		close_sline(P);
+		break;
+	case XP_TXK_UNKNOWN:
+		close_proc(P);
+		close_sline(P);
+		break;
+	case XP_TXK_vp:
+		vp_lost(P);
+		break;
+	default:
+		break;
+	}
+}
+
+void xp_tx_on_unknown(xp_tx_parser *P, const xp_tx_line *l)
+{
+	int k = suggest(l->s, l->slen);
+	int len = (int)(l->slen > 40 ? 40 : l->slen);
+	if (k >= 0)
+		LERR(l, l->scol, "unknown keyword \"%.*s\" (did you mean %s?)",
+		     len, l->s, keywords[k].kw);
+	else
+		LERR(l, l->scol, "unknown keyword \"%.*s%s\"", len, l->s,
+		     (size_t)len < l->slen ? "..." : "");
+	xp_tx_on_bad_line(P, k >= 0 ? keywords[k].kind
+	                     : l->kind ? XP_TXK_objfile : XP_TXK_UNKNOWN);
 }
 
 void xp_tx_on_end(xp_tx_parser *P)

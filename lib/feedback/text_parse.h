@@ -71,6 +71,20 @@ typedef struct {
 	int kind;             /* stat kind or VP type */
 } xp_tx_line;
 
+/*
+ * What a line's keyword says the line is, for the recovery after an
+ * error in it: a record kind, XP_TXK_<kind> (text_records.h); none (a
+ * line that starts with no keyword: a counter record, a block ref or
+ * junk); or an unknown keyword that resembles no keyword.
+ */
+#define XP_TX_KIND_ENUM(R) XP_TXK_##R,
+typedef enum {
+	XP_TX_RECORDS(XP_TX_KIND_ENUM)
+	XP_TXK_NONE,
+	XP_TXK_UNKNOWN
+} xp_tx_kind;
+#undef XP_TX_KIND_ENUM
+
 /* Scanner side, defined in xprof_text.l. */
 int xp_tx_scanner_new(xp_tx_parser *P, int slow_only, yyscan_t *out);
 void xp_tx_scanner_free(yyscan_t s);
@@ -81,6 +95,9 @@ void xp_tx_scanner_chunk(yyscan_t s, char *buf, size_t len, uint64_t off);
 void xp_tx_scanner_last(yyscan_t s, const char **text, size_t *len);
 /* After a syntax error: drop the rest of the current line. */
 void xp_tx_scanner_skip_line(yyscan_t s);
+/* The kind the keyword of the slow line being scanned names
+ * (XP_TXK_NONE for a line that starts with no keyword). */
+xp_tx_kind xp_tx_scanner_line_kind(yyscan_t s);
 /* The number of the line being scanned. */
 uint32_t xp_tx_scanner_line(yyscan_t s);
 /* Where the scanner has put a NUL over the input, and the byte it hid. */
@@ -113,6 +130,10 @@ const int *xp_tx_stop_flag(const xp_tx_parser *P);
 /* Nonzero once parsing must stop (error cap, fatal error). */
 int xp_tx_stopped(const xp_tx_parser *P);
 
+/* The kind of record keyword s (n bytes, with its colon), or XP_TXK_NONE
+ * when s is no keyword. */
+xp_tx_kind xp_tx_keyword(const char *s, size_t n);
+
 /* Reports an error at a column of a line; keeps count. */
 void xp_tx_report(xp_tx_parser *P, const char *lstart, uint64_t loff,
                uint32_t line, uint32_t col, const char *fmt, ...)
@@ -139,8 +160,11 @@ void xp_tx_on_comdat(xp_tx_parser *P, const xp_tx_line *l);
 void xp_tx_on_srcfile(xp_tx_parser *P, const xp_tx_line *l);
 void xp_tx_on_srcline(xp_tx_parser *P, const xp_tx_line *l);
 void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l);
-/* A line had a syntax error. */
-void xp_tx_on_bad_line(xp_tx_parser *P);
+/* A line had a syntax error; kind is what its keyword named. */
+void xp_tx_on_bad_line(xp_tx_parser *P, xp_tx_kind kind);
+/* A line started with an unknown keyword (the name field of l; kind is
+ * 1 when more text was glued to it). */
+void xp_tx_on_unknown(xp_tx_parser *P, const xp_tx_line *l);
 /* End of input: closes every open section and checks the header. */
 void xp_tx_on_end(xp_tx_parser *P);
 
