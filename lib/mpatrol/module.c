@@ -425,6 +425,235 @@ static uint64_t field_off(xp_mp_layout l, int field)
 	}
 }
 
+/* The state of one reading: the cursor, the model it fills and the
+ * offsets of the records, which place the complaints of xp_mp_check(). */
+typedef struct {
+	br r;
+	xp_mpatrol *m;
+	uint64_t *data_off, *site_off;
+} lreader;
+
+/* The magic, the endianness word (*passed_endian once it reads 1), the
+ * version and the allocation bounds. */
+static xp_err read_head(lreader *lr, int *passed_endian)
+{
+	br *r = &lr->r;
+	unsigned isz = r->l.isz;
+	uint64_t v, b3[3];
+	char mg[20];
+	xp_err err;
+
+	if ((err = need(r, 4, "magic")) != XP_E_OK)
+		return err;
+	if (memcmp(r->p, magic, 4) != 0) {
+		show_magic(mg, r->p);
+		return bfail(r, 0, "magic is \"%s\", not \"MPTL\"", mg);
+	}
+	r->pos = 4;
+	if ((err = need(r, isz, "endianness word")) != XP_E_OK)
+		return err;
+	if ((v = get(r, isz)) != 1)
+		return bfail(r, 4, "endianness word is %llu, not 1",
+		             (unsigned long long)v);
+	*passed_endian = 1;
+	if ((err = get_words(r, &lr->m->version, 1, isz, "version")) !=
+	    XP_E_OK ||
+	    (err = get_words(r, b3, 3, isz, "allocation bounds")) != XP_E_OK)
+		return err;
+	lr->m->sbound = b3[0];
+	lr->m->mbound = b3[1];
+	lr->m->lbound = b3[2];
+	return XP_E_OK;
+}
+
+/* The bin count, then the allocation and the deallocation bins, each
+ * followed by its total of the allocations larger than the bins. */
+static xp_err read_bins(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mpatrol *m = lr->m;
+	unsigned isz = r->l.isz;
+	uint64_t v, off = r->pos;
+	xp_err err;
+
+	if ((err = need(r, isz, "bin count")) != XP_E_OK)
+		return err;
+	v = get(r, isz);
+	if (v > XP_MPATROL_MAX_BINS)
+		return bfail(r, off, "%llu bins exceed the limit of %zu",
+		             (unsigned long long)v, XP_MPATROL_MAX_BINS);
+	if (v > (r->len - r->pos) / (2 * isz))
+		return bfail(r, off, "%llu bins do not fit in the %zu bytes "
+		             "left", (unsigned long long)v, r->len - r->pos);
+	m->nbins = (size_t)v;
+	if (m->nbins == 0)
+		return XP_E_OK;
+	m->acounts = malloc(m->nbins * sizeof *m->acounts);
+	m->dcounts = malloc(m->nbins * sizeof *m->dcounts);
+	if (m->acounts == NULL || m->dcounts == NULL)
+		return XP_E_NOMEM;
+	if ((err = get_words(r, m->acounts, m->nbins, isz,
+	                     "allocation bins")) != XP_E_OK ||
+	    (err = get_words(r, &m->atotals, 1, isz,
+	                     "large allocation total")) != XP_E_OK ||
+	    (err = get_words(r, m->dcounts, m->nbins, isz,
+	                     "deallocation bins")) != XP_E_OK ||
+	    (err = get_words(r, &m->dtotals, 1, isz,
+	                     "large deallocation total")) != XP_E_OK)
+		return err;
+	return XP_E_OK;
+}
+
+/* The count of profiling data structures and the structures, 17
+ * integers each: the index and four groups of four counts. */
+static xp_err read_data(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mpatrol *m = lr->m;
+	unsigned isz = r->l.isz;
+	size_t n;
+	xp_err err;
+
+	if ((err = get_count(r, "profiling data count", "profiling data "
+	                     "structures", 17 * (size_t)isz, &n)) != XP_E_OK)
+		return err;
+	if (n > 0 && ((m->data = calloc(n, sizeof *m->data)) == NULL ||
+	              (lr->data_off = malloc(n * sizeof *lr->data_off)) ==
+	              NULL))
+		return XP_E_NOMEM;
+	m->ndata = n;
+	for (size_t i = 0; i < n; i++) {
+		xp_mpatrol_data *dt = &m->data[i];
+		uint64_t w[17];
+
+		lr->data_off[i] = r->pos;
+		if ((err = get_words(r, w, 17, isz, "profiling data")) !=
+		    XP_E_OK)
+			return err;
+		dt->index = w[0];
+		memcpy(dt->acount, w + 1, sizeof dt->acount);
+		memcpy(dt->atotal, w + 5, sizeof dt->atotal);
+		memcpy(dt->dcount, w + 9, sizeof dt->dcount);
+		memcpy(dt->dtotal, w + 13, sizeof dt->dtotal);
+	}
+	return XP_E_OK;
+}
+
+/* The count of call sites and the sites: five integers and an address. */
+static xp_err read_sites(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mpatrol *m = lr->m;
+	unsigned isz = r->l.isz, psz = r->l.psz;
+	size_t n;
+	xp_err err;
+
+	if ((err = get_count(r, "call site count", "call sites",
+	                     5 * (size_t)isz + psz, &n)) != XP_E_OK)
+		return err;
+	if (n > 0 && ((m->sites = calloc(n, sizeof *m->sites)) == NULL ||
+	              (lr->site_off = malloc(n * sizeof *lr->site_off)) ==
+	              NULL))
+		return XP_E_NOMEM;
+	m->nsites = n;
+	for (size_t i = 0; i < n; i++) {
+		xp_mpatrol_site *s = &m->sites[i];
+
+		lr->site_off[i] = r->pos;
+		if ((err = need(r, 5 * (size_t)isz + psz, "call site")) !=
+		    XP_E_OK)
+			return err;
+		s->index = get(r, isz);
+		s->parent = get(r, isz);
+		s->addr = get(r, psz);
+		s->symbol = get(r, isz);
+		s->name = get(r, isz);
+		s->data = get(r, isz);
+	}
+	return XP_E_OK;
+}
+
+/* The count of symbol addresses and the addresses. */
+static xp_err read_syms(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mpatrol *m = lr->m;
+	size_t n;
+	xp_err err;
+
+	if ((err = get_count(r, "symbol address count", "symbol addresses",
+	                     r->l.psz, &n)) != XP_E_OK)
+		return err;
+	if (n > 0 && (m->syms = malloc(n * sizeof *m->syms)) == NULL)
+		return XP_E_NOMEM;
+	m->nsyms = n;
+	return get_words(r, m->syms, n, r->l.psz, "symbol addresses");
+}
+
+/* The size of the string table and the table, copied as it is. */
+static xp_err read_strtab(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mpatrol *m = lr->m;
+	size_t n;
+	xp_err err;
+
+	if ((err = get_count(r, "string table size", "string table bytes", 1,
+	                     &n)) != XP_E_OK)
+		return err;
+	if (n > 0 && (m->strtab = malloc(n)) == NULL)
+		return XP_E_NOMEM;
+	m->strtab_len = n;
+	if (n > 0)
+		memcpy(m->strtab, r->p + r->pos, n);
+	r->pos += n;
+	return XP_E_OK;
+}
+
+/* The closing magic, which must end the file. */
+static xp_err read_tail(lreader *lr)
+{
+	br *r = &lr->r;
+	char mg[20];
+	xp_err err;
+
+	if ((err = need(r, 4, "closing magic")) != XP_E_OK)
+		return err;
+	if (memcmp(r->p + r->pos, magic, 4) != 0) {
+		show_magic(mg, r->p + r->pos);
+		return bfail(r, r->pos, "closing magic is \"%s\", not \"MPTL\"",
+		             mg);
+	}
+	r->pos += 4;
+	if (r->pos != r->len) {
+		err = bfail(r, r->pos, "%zu bytes after the closing magic",
+		            r->len - r->pos);
+		r->f->reached = (uint64_t)r->len + 1;
+		return err;
+	}
+	return XP_E_OK;
+}
+
+/* xp_mp_check() on the whole model, a complaint placed at the offset of
+ * the record and field it names. */
+static xp_err check_read(lreader *lr)
+{
+	br *r = &lr->r;
+	xp_mp_fail mf;
+	xp_err err = xp_mp_check(lr->m, &mf);
+
+	if (err == XP_E_CORRUPT) {
+		uint64_t off = 0;
+		if (mf.at == MP_AT_DATA)
+			off = lr->data_off[mf.rec];
+		else if (mf.at == MP_AT_SITE)
+			off = lr->site_off[mf.rec] + field_off(r->l, mf.field);
+		bfail(r, off, "%s", mf.msg);
+		r->f->reached = (uint64_t)r->len + 1;
+	}
+	return err;
+}
+
 /*
  * Reads the whole file with one layout.  XP_E_OK with *out, XP_E_NOMEM,
  * or XP_E_CORRUPT with *f; *passed_endian tells whether the endianness
@@ -433,189 +662,30 @@ static uint64_t field_off(xp_mp_layout l, int field)
 static xp_err read_layout(const unsigned char *buf, size_t len, xp_mp_layout l,
                           xp_mpatrol **out, bin_fail *f, int *passed_endian)
 {
-	br r = { buf, len, 0, l, f };
 	xp_mpatrol *m = calloc(1, sizeof *m);
-	uint64_t *site_off = NULL, *data_off = NULL, v, b3[3];
-	unsigned isz = l.isz, psz = l.psz;
-	size_t n;
-	xp_mp_fail mf;
+	lreader lr = { { buf, len, 0, l, f }, m, NULL, NULL };
 	xp_err err;
-	char mg[20];
 
 	*out = NULL;
 	*passed_endian = 0;
 	if (m == NULL)
 		return XP_E_NOMEM;
-	m->int_size = isz;
-	m->ptr_size = psz;
+	m->int_size = l.isz;
+	m->ptr_size = l.psz;
 	m->big_endian = l.big;
-	if ((err = need(&r, 4, "magic")) != XP_E_OK)
-		goto fail;
-	if (memcmp(buf, magic, 4) != 0) {
-		show_magic(mg, buf);
-		err = bfail(&r, 0, "magic is \"%s\", not \"MPTL\"", mg);
-		goto fail;
-	}
-	r.pos = 4;
-	if ((err = need(&r, isz, "endianness word")) != XP_E_OK)
-		goto fail;
-	if ((v = get(&r, isz)) != 1) {
-		err = bfail(&r, 4, "endianness word is %llu, not 1",
-		            (unsigned long long)v);
-		goto fail;
-	}
-	*passed_endian = 1;
-	if ((err = get_words(&r, &m->version, 1, isz, "version")) != XP_E_OK ||
-	    (err = get_words(&r, b3, 3, isz, "allocation bounds")) != XP_E_OK)
-		goto fail;
-	m->sbound = b3[0];
-	m->mbound = b3[1];
-	m->lbound = b3[2];
-
-	{
-		uint64_t off = r.pos;
-		if ((err = need(&r, isz, "bin count")) != XP_E_OK)
-			goto fail;
-		v = get(&r, isz);
-		if (v > XP_MPATROL_MAX_BINS) {
-			err = bfail(&r, off, "%llu bins exceed the limit of %zu",
-			            (unsigned long long)v, XP_MPATROL_MAX_BINS);
-			goto fail;
-		}
-		if (v > (r.len - r.pos) / (2 * isz)) {
-			err = bfail(&r, off, "%llu bins do not fit in the %zu "
-			            "bytes left", (unsigned long long)v,
-			            r.len - r.pos);
-			goto fail;
-		}
-		m->nbins = (size_t)v;
-	}
-	if (m->nbins > 0) {
-		m->acounts = malloc(m->nbins * sizeof *m->acounts);
-		m->dcounts = malloc(m->nbins * sizeof *m->dcounts);
-		if (m->acounts == NULL || m->dcounts == NULL) {
-			err = XP_E_NOMEM;
-			goto fail;
-		}
-		if ((err = get_words(&r, m->acounts, m->nbins, isz,
-		                     "allocation bins")) != XP_E_OK ||
-		    (err = get_words(&r, &m->atotals, 1, isz,
-		                     "large allocation total")) != XP_E_OK ||
-		    (err = get_words(&r, m->dcounts, m->nbins, isz,
-		                     "deallocation bins")) != XP_E_OK ||
-		    (err = get_words(&r, &m->dtotals, 1, isz,
-		                     "large deallocation total")) != XP_E_OK)
-			goto fail;
-	}
-
-	if ((err = get_count(&r, "profiling data count", "profiling data "
-	                     "structures", 17 * (size_t)isz, &n)) != XP_E_OK)
-		goto fail;
-	if (n > 0 && ((m->data = calloc(n, sizeof *m->data)) == NULL ||
-	              (data_off = malloc(n * sizeof *data_off)) == NULL)) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	m->ndata = n;
-	for (size_t i = 0; i < n; i++) {
-		xp_mpatrol_data *dt = &m->data[i];
-		uint64_t w[17];
-
-		data_off[i] = r.pos;
-		if ((err = get_words(&r, w, 17, isz, "profiling data")) !=
-		    XP_E_OK)
-			goto fail;
-		dt->index = w[0];
-		memcpy(dt->acount, w + 1, sizeof dt->acount);
-		memcpy(dt->atotal, w + 5, sizeof dt->atotal);
-		memcpy(dt->dcount, w + 9, sizeof dt->dcount);
-		memcpy(dt->dtotal, w + 13, sizeof dt->dtotal);
-	}
-
-	if ((err = get_count(&r, "call site count", "call sites",
-	                     5 * (size_t)isz + psz, &n)) != XP_E_OK)
-		goto fail;
-	if (n > 0 && ((m->sites = calloc(n, sizeof *m->sites)) == NULL ||
-	              (site_off = malloc(n * sizeof *site_off)) == NULL)) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	m->nsites = n;
-	for (size_t i = 0; i < n; i++) {
-		xp_mpatrol_site *s = &m->sites[i];
-
-		site_off[i] = r.pos;
-		if ((err = need(&r, 5 * (size_t)isz + psz, "call site")) !=
-		    XP_E_OK)
-			goto fail;
-		s->index = get(&r, isz);
-		s->parent = get(&r, isz);
-		s->addr = get(&r, psz);
-		s->symbol = get(&r, isz);
-		s->name = get(&r, isz);
-		s->data = get(&r, isz);
-	}
-
-	if ((err = get_count(&r, "symbol address count", "symbol addresses",
-	                     psz, &n)) != XP_E_OK)
-		goto fail;
-	if (n > 0 && (m->syms = malloc(n * sizeof *m->syms)) == NULL) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	m->nsyms = n;
-	if ((err = get_words(&r, m->syms, n, psz, "symbol addresses")) !=
-	    XP_E_OK)
-		goto fail;
-
-	if ((err = get_count(&r, "string table size", "string table bytes", 1,
-	                     &n)) != XP_E_OK)
-		goto fail;
-	if (n > 0 && (m->strtab = malloc(n)) == NULL) {
-		err = XP_E_NOMEM;
-		goto fail;
-	}
-	m->strtab_len = n;
-	if (n > 0)
-		memcpy(m->strtab, buf + r.pos, n);
-	r.pos += n;
-
-	if ((err = need(&r, 4, "closing magic")) != XP_E_OK)
-		goto fail;
-	if (memcmp(buf + r.pos, magic, 4) != 0) {
-		show_magic(mg, buf + r.pos);
-		err = bfail(&r, r.pos, "closing magic is \"%s\", not \"MPTL\"",
-		            mg);
-		goto fail;
-	}
-	r.pos += 4;
-	if (r.pos != len) {
-		err = bfail(&r, r.pos, "%zu bytes after the closing magic",
-		            len - r.pos);
-		f->reached = (uint64_t)len + 1;
-		goto fail;
-	}
-
-	if ((err = xp_mp_check(m, &mf)) != XP_E_OK) {
-		if (err == XP_E_CORRUPT) {
-			uint64_t off = 0;
-			if (mf.at == MP_AT_DATA)
-				off = data_off[mf.rec];
-			else if (mf.at == MP_AT_SITE)
-				off = site_off[mf.rec] + field_off(l, mf.field);
-			bfail(&r, off, "%s", mf.msg);
-			f->reached = (uint64_t)len + 1;
-		}
-		goto fail;
-	}
-	free(site_off);
-	free(data_off);
-	*out = m;
-	return XP_E_OK;
-fail:
-	free(site_off);
-	free(data_off);
-	xp_mp_free(m);
+	if ((err = read_head(&lr, passed_endian)) == XP_E_OK &&
+	    (err = read_bins(&lr)) == XP_E_OK &&
+	    (err = read_data(&lr)) == XP_E_OK &&
+	    (err = read_sites(&lr)) == XP_E_OK &&
+	    (err = read_syms(&lr)) == XP_E_OK &&
+	    (err = read_strtab(&lr)) == XP_E_OK &&
+	    (err = read_tail(&lr)) == XP_E_OK &&
+	    (err = check_read(&lr)) == XP_E_OK)
+		*out = m;
+	else
+		xp_mp_free(m);
+	free(lr.site_off);
+	free(lr.data_off);
 	return err;
 }
 

@@ -347,15 +347,22 @@ static xp_err quoted(tp *t, xp_buf *b)
 	return end_of_line(t);
 }
 
-static xp_err parse(tp *t, xp_mpatrol *m, rec_pos **dpos, rec_pos **spos)
+/* The reader's state: the scanner, the model it fills and where each of
+ * the model's records was read. */
+typedef struct {
+	tp *t;
+	xp_mpatrol *m;
+	rec_pos *dpos, *spos;   /* by record, as m->data and m->sites */
+} pstate;
+
+/* The first line: the keyword and the version of the text form. */
+static xp_err magic_line(pstate *p)
 {
-	size_t n, cap;
-	uint64_t v, cnt, b3[3];
-	const char *s, *at;
-	xp_buf str = { 0 };
+	tp *t = p->t;
+	uint64_t v;
+	const char *at;
 	xp_err err;
 
-	/* The keyword line. */
 	if (!xp_lines_next(&t->l))
 		return err_at(t, NULL, "empty text");
 	t->cur = t->l.line;
@@ -368,34 +375,57 @@ static xp_err parse(tp *t, xp_mpatrol *m, rec_pos **dpos, rec_pos **spos)
 		return xp_lines_error(&t->l, XP_E_VERSION, at,
 		                      "unsupported text version %" PRIu64
 		                      " (this program reads version 1)", v);
-	if ((err = end_of_line(t)) != XP_E_OK)
-		return err;
+	return end_of_line(t);
+}
+
+/* "layout NAME": the byte order and sizes that bound every number after it. */
+static xp_err layout_line(pstate *p)
+{
+	tp *t = p->t;
+	const char *s;
+	size_t n;
+	char lb[16];
+	xp_err err;
 
 	if ((err = expect_line(t, "layout")) != XP_E_OK)
 		return err;
 	if ((s = token(t, &n)) == NULL)
 		return err_at(t, t->end, "expected a layout");
-	{
-		char lb[16];
-		if (n >= sizeof lb)
-			n = sizeof lb - 1;
-		memcpy(lb, s, n);
-		lb[n] = '\0';
-		if (xp_mp_layout_parse(lb, &t->lay) != 0)
-			return err_at(t, s, "unknown layout '%s': expected be32, "
-			              "le32, be64 or le64, optionally followed by "
-			              "p32 or p64", lb);
-	}
+	if (n >= sizeof lb)
+		n = sizeof lb - 1;
+	memcpy(lb, s, n);
+	lb[n] = '\0';
+	if (xp_mp_layout_parse(lb, &t->lay) != 0)
+		return err_at(t, s, "unknown layout '%s': expected be32, "
+		              "le32, be64 or le64, optionally followed by "
+		              "p32 or p64", lb);
 	if ((err = end_of_line(t)) != XP_E_OK)
 		return err;
-	m->big_endian = t->lay.big;
-	m->int_size = t->lay.isz;
-	m->ptr_size = t->lay.psz;
+	p->m->big_endian = t->lay.big;
+	p->m->int_size = t->lay.isz;
+	p->m->ptr_size = t->lay.psz;
+	return XP_E_OK;
+}
 
-	if ((err = expect_line(t, "version")) != XP_E_OK ||
-	    (err = int_field(t, "a version", &m->version, NULL)) != XP_E_OK ||
-	    (err = end_of_line(t)) != XP_E_OK)
+/* "version V": the version of mpatrol that wrote the profile. */
+static xp_err version_line(pstate *p)
+{
+	xp_err err;
+
+	if ((err = expect_line(p->t, "version")) != XP_E_OK ||
+	    (err = int_field(p->t, "a version", &p->m->version, NULL)) !=
+	    XP_E_OK)
 		return err;
+	return end_of_line(p->t);
+}
+
+/* "bounds S M L": the three allocation bounds. */
+static xp_err bounds_line(pstate *p)
+{
+	tp *t = p->t;
+	uint64_t b3[3];
+	xp_err err;
+
 	if ((err = expect_line(t, "bounds")) != XP_E_OK)
 		return err;
 	for (int i = 0; i < 3; i++)
@@ -404,9 +434,20 @@ static xp_err parse(tp *t, xp_mpatrol *m, rec_pos **dpos, rec_pos **spos)
 			return err;
 	if ((err = end_of_line(t)) != XP_E_OK)
 		return err;
-	m->sbound = b3[0];
-	m->mbound = b3[1];
-	m->lbound = b3[2];
+	p->m->sbound = b3[0];
+	p->m->mbound = b3[1];
+	p->m->lbound = b3[2];
+	return XP_E_OK;
+}
+
+/* "bins N": the number of bins, and zeroed counts for each. */
+static xp_err bins_line(pstate *p)
+{
+	tp *t = p->t;
+	xp_mpatrol *m = p->m;
+	uint64_t v;
+	const char *at;
+	xp_err err;
 
 	if ((err = expect_line(t, "bins")) != XP_E_OK ||
 	    (err = int_field(t, "a bin count", &v, &at)) != XP_E_OK)
@@ -423,244 +464,350 @@ static xp_err parse(tp *t, xp_mpatrol *m, rec_pos **dpos, rec_pos **spos)
 		if (m->acounts == NULL || m->dcounts == NULL)
 			return XP_E_NOMEM;
 	}
-	/* bin lines, then large (when there are bins), then profiles. */
-	{
-		uint64_t last = 0;
-		for (;;) {
-			if (!next_line(t))
-				return err_at(t, t->end, "unexpected end of text: "
-				              "expected '%s'", m->nbins ? "large"
-				                                        : "profiles");
-			s = token(t, &n);
-			if (n != 3 || memcmp(s, "bin", 3) != 0)
-				break;
-			if ((err = int_field(t, "a bin size", &v, &at)) != XP_E_OK)
-				return err;
-			if (v == 0 || v > m->nbins)
-				return err_at(t, at, "bin size %" PRIu64 " out of "
-				              "range 1..%zu", v, m->nbins);
-			if (v <= last)
-				return err_at(t, at, "bin %" PRIu64 " after bin %"
-				              PRIu64 ": bins go in increasing "
-				              "order", v, last);
-			last = v;
-			if ((err = int_field(t, "an allocation count",
-			                     &m->acounts[v - 1], NULL)) != XP_E_OK ||
-			    (err = int_field(t, "a deallocation count",
-			                     &m->dcounts[v - 1], NULL)) != XP_E_OK ||
-			    (err = end_of_line(t)) != XP_E_OK)
-				return err;
-		}
-		if (m->nbins > 0) {
-			if (n != 5 || memcmp(s, "large", 5) != 0)
-				return err_at(t, s, "expected 'bin' or 'large'");
-			if ((err = int_field(t, "a large allocation total",
-			                     &m->atotals, NULL)) != XP_E_OK ||
-			    (err = int_field(t, "a large deallocation total",
-			                     &m->dtotals, NULL)) != XP_E_OK ||
-			    (err = end_of_line(t)) != XP_E_OK)
-				return err;
-			if (!next_line(t))
-				return err_at(t, t->end, "unexpected end of text: "
-				              "expected 'profiles'");
-			s = token(t, &n);
-		}
-		if (n != 8 || memcmp(s, "profiles", 8) != 0)
-			return err_at(t, s, m->nbins ? "expected 'profiles'"
-			                             : "expected 'bin' or "
-			                               "'profiles'");
-		if ((err = int_field(t, "a count", &cnt, NULL)) != XP_E_OK ||
-		    (err = end_of_line(t)) != XP_E_OK)
-			return err;
-	}
+	return XP_E_OK;
+}
 
-	cap = 0;
-	for (uint64_t i = 0; i < cnt; i++) {
-		static const char *const labels[4] = { "alloc", "bytes", "free",
-		                                       "freed" };
-		xp_mpatrol_data *dt;
-		rec_pos *rp;
+/* The rest of "bin SIZE A D" after its keyword; *last is the size before. */
+static xp_err bin_line(pstate *p, uint64_t *last)
+{
+	tp *t = p->t;
+	xp_mpatrol *m = p->m;
+	uint64_t v;
+	const char *at;
+	xp_err err;
 
-		if ((err = expect_line(t, "profile")) != XP_E_OK)
-			return err;
-		if (grow((void **)&m->data, &cap, m->ndata, sizeof *m->data))
-			return XP_E_NOMEM;
-		rp = realloc(*dpos, cap * sizeof **dpos);
-		if (rp == NULL)
-			return XP_E_NOMEM;
-		*dpos = rp;
-		rp = &(*dpos)[m->ndata];
-		dt = &m->data[m->ndata];
-		memset(dt, 0, sizeof *dt);
-		rp->lineno = t->l.lineno;
-		rp->off = t->l.off;
-		rp->line = t->l.line;
-		rp->len = t->l.len;
-		if ((err = int_field(t, "a profile index", &dt->index,
-		                     &rp->fld[MP_F_INDEX])) != XP_E_OK)
-			return err;
-		for (int k = 0; k < 4; k++) {
-			uint64_t *a = k == 0 ? dt->acount : k == 1 ? dt->atotal
-			            : k == 2 ? dt->dcount : dt->dtotal;
-			if ((err = expect_word(t, labels[k])) != XP_E_OK)
-				return err;
-			for (int j = 0; j < 4; j++)
-				if ((err = int_field(t, "a count", &a[j], NULL)) !=
-				    XP_E_OK)
-					return err;
-		}
-		if ((err = end_of_line(t)) != XP_E_OK)
-			return err;
-		m->ndata++;
-	}
-
-	if ((err = count_line(t, "callsites", &cnt)) != XP_E_OK)
+	if ((err = int_field(t, "a bin size", &v, &at)) != XP_E_OK)
 		return err;
-	cap = 0;
-	for (uint64_t i = 0; i < cnt; i++) {
-		static const char *const names[6] = { NULL, "parent", "addr",
-		                                      "symbol", "name",
-		                                      "profile" };
-		xp_mpatrol_site *st;
-		rec_pos *rp;
-		uint64_t *f[6];
-
-		if ((err = expect_line(t, "callsite")) != XP_E_OK)
-			return err;
-		if (grow((void **)&m->sites, &cap, m->nsites, sizeof *m->sites))
-			return XP_E_NOMEM;
-		rp = realloc(*spos, cap * sizeof **spos);
-		if (rp == NULL)
-			return XP_E_NOMEM;
-		*spos = rp;
-		rp = &(*spos)[m->nsites];
-		st = &m->sites[m->nsites];
-		memset(st, 0, sizeof *st);
-		rp->lineno = t->l.lineno;
-		rp->off = t->l.off;
-		rp->line = t->l.line;
-		rp->len = t->l.len;
-		f[MP_F_INDEX] = &st->index;
-		f[MP_F_PARENT] = &st->parent;
-		f[MP_F_ADDR] = &st->addr;
-		f[MP_F_SYMBOL] = &st->symbol;
-		f[MP_F_NAME] = &st->name;
-		f[MP_F_DATA] = &st->data;
-		for (int k = 0; k < 6; k++) {
-			if (names[k] != NULL &&
-			    (err = expect_word(t, names[k])) != XP_E_OK)
-				return err;
-			err = number(t, xp_mp_max(k == MP_F_ADDR ? t->lay.psz
-			                                      : t->lay.isz),
-			             k == MP_F_ADDR ? "an address" : "a number",
-			             f[k], &rp->fld[k]);
-			if (err != XP_E_OK)
-				return err;
-		}
-		if ((err = end_of_line(t)) != XP_E_OK)
-			return err;
-		m->nsites++;
-	}
-
-	if ((err = count_line(t, "symbols", &cnt)) != XP_E_OK)
+	if (v == 0 || v > m->nbins)
+		return err_at(t, at, "bin size %" PRIu64 " out of range 1..%zu",
+		              v, m->nbins);
+	if (v <= *last)
+		return err_at(t, at, "bin %" PRIu64 " after bin %" PRIu64
+		              ": bins go in increasing order", v, *last);
+	*last = v;
+	if ((err = int_field(t, "an allocation count", &m->acounts[v - 1],
+	                     NULL)) != XP_E_OK ||
+	    (err = int_field(t, "a deallocation count", &m->dcounts[v - 1],
+	                     NULL)) != XP_E_OK)
 		return err;
-	cap = 0;
-	for (uint64_t i = 0; i < cnt; i++) {
-		if ((err = expect_line(t, "symbol")) != XP_E_OK ||
-		    (err = int_field(t, "a symbol index", &v, &at)) != XP_E_OK)
-			return err;
-		if (v != i + 1)
-			return err_at(t, at, "symbol %" PRIu64 " where symbol %"
-			              PRIu64 " was expected", v, i + 1);
-		if (grow((void **)&m->syms, &cap, m->nsyms, sizeof *m->syms))
-			return XP_E_NOMEM;
-		if ((err = number(t, xp_mp_max(t->lay.psz), "an address",
-		                  &m->syms[m->nsyms], NULL)) != XP_E_OK ||
-		    (err = end_of_line(t)) != XP_E_OK)
-			return err;
-		m->nsyms++;
-	}
+	return end_of_line(t);
+}
 
-	if ((err = count_line(t, "strings", &cnt)) != XP_E_OK)
+/* The rest of "large A D" after its keyword: the totals beyond the bins. */
+static xp_err large_line(pstate *p)
+{
+	xp_err err;
+
+	if ((err = int_field(p->t, "a large allocation total",
+	                     &p->m->atotals, NULL)) != XP_E_OK ||
+	    (err = int_field(p->t, "a large deallocation total",
+	                     &p->m->dtotals, NULL)) != XP_E_OK)
+		return err;
+	return end_of_line(p->t);
+}
+
+/* The bin lines, "large" when there are bins, then "profiles N" (*cnt). */
+static xp_err bin_lines(pstate *p, uint64_t *cnt)
+{
+	tp *t = p->t;
+	size_t nbins = p->m->nbins, n;
+	uint64_t last = 0;
+	const char *s;
+	xp_err err;
+
+	for (;;) {
+		if (!next_line(t))
+			return err_at(t, t->end, "unexpected end of text: "
+			              "expected '%s'", nbins ? "large"
+			                                     : "profiles");
+		s = token(t, &n);
+		if (n != 3 || memcmp(s, "bin", 3) != 0)
+			break;
+		if ((err = bin_line(p, &last)) != XP_E_OK)
+			return err;
+	}
+	if (nbins > 0) {
+		if (n != 5 || memcmp(s, "large", 5) != 0)
+			return err_at(t, s, "expected 'bin' or 'large'");
+		if ((err = large_line(p)) != XP_E_OK)
+			return err;
+		if (!next_line(t))
+			return err_at(t, t->end, "unexpected end of text: "
+			              "expected 'profiles'");
+		s = token(t, &n);
+	}
+	if (n != 8 || memcmp(s, "profiles", 8) != 0)
+		return err_at(t, s, nbins ? "expected 'profiles'"
+		                          : "expected 'bin' or 'profiles'");
+	if ((err = int_field(t, "a count", cnt, NULL)) != XP_E_OK)
+		return err;
+	return end_of_line(t);
+}
+
+/* Room for record n in *pos, which has as many places as *recs (cap). */
+static xp_err grow_rec(void **recs, size_t *cap, size_t n, size_t sz,
+                       rec_pos **pos)
+{
+	rec_pos *rp;
+
+	if (grow(recs, cap, n, sz))
+		return XP_E_NOMEM;
+	rp = realloc(*pos, *cap * sizeof **pos);
+	if (rp == NULL)
+		return XP_E_NOMEM;
+	*pos = rp;
+	return XP_E_OK;
+}
+
+/* Notes where the current line is, for the diagnostics of xp_mp_check(). */
+static void set_pos(rec_pos *rp, const tp *t)
+{
+	rp->lineno = t->l.lineno;
+	rp->off = t->l.off;
+	rp->line = t->l.line;
+	rp->len = t->l.len;
+}
+
+/* "profile I alloc .. bytes .. free .. freed ..", four counts each;
+ * *cap is the room in m->data and dpos. */
+static xp_err profile_line(pstate *p, size_t *cap)
+{
+	static const char *const labels[4] = { "alloc", "bytes", "free",
+	                                       "freed" };
+	tp *t = p->t;
+	xp_mpatrol *m = p->m;
+	xp_mpatrol_data *dt;
+	rec_pos *rp;
+	xp_err err;
+
+	if ((err = expect_line(t, "profile")) != XP_E_OK)
+		return err;
+	if ((err = grow_rec((void **)&m->data, cap, m->ndata, sizeof *m->data,
+	                    &p->dpos)) != XP_E_OK)
+		return err;
+	rp = &p->dpos[m->ndata];
+	dt = &m->data[m->ndata];
+	memset(dt, 0, sizeof *dt);
+	set_pos(rp, t);
+	if ((err = int_field(t, "a profile index", &dt->index,
+	                     &rp->fld[MP_F_INDEX])) != XP_E_OK)
+		return err;
+	for (int k = 0; k < 4; k++) {
+		uint64_t *a = k == 0 ? dt->acount : k == 1 ? dt->atotal
+		            : k == 2 ? dt->dcount : dt->dtotal;
+		if ((err = expect_word(t, labels[k])) != XP_E_OK)
+			return err;
+		for (int j = 0; j < 4; j++)
+			if ((err = int_field(t, "a count", &a[j], NULL)) !=
+			    XP_E_OK)
+				return err;
+	}
+	if ((err = end_of_line(t)) != XP_E_OK)
+		return err;
+	m->ndata++;
+	return XP_E_OK;
+}
+
+/* "callsite I parent P addr A symbol S name N profile D"; *cap is the
+ * room in m->sites and spos. */
+static xp_err callsite_line(pstate *p, size_t *cap)
+{
+	static const char *const names[6] = { NULL, "parent", "addr",
+	                                      "symbol", "name", "profile" };
+	tp *t = p->t;
+	xp_mpatrol *m = p->m;
+	xp_mpatrol_site *st;
+	rec_pos *rp;
+	uint64_t *f[6];
+	xp_err err;
+
+	if ((err = expect_line(t, "callsite")) != XP_E_OK)
+		return err;
+	if ((err = grow_rec((void **)&m->sites, cap, m->nsites,
+	                    sizeof *m->sites, &p->spos)) != XP_E_OK)
+		return err;
+	rp = &p->spos[m->nsites];
+	st = &m->sites[m->nsites];
+	memset(st, 0, sizeof *st);
+	set_pos(rp, t);
+	f[MP_F_INDEX] = &st->index;
+	f[MP_F_PARENT] = &st->parent;
+	f[MP_F_ADDR] = &st->addr;
+	f[MP_F_SYMBOL] = &st->symbol;
+	f[MP_F_NAME] = &st->name;
+	f[MP_F_DATA] = &st->data;
+	for (int k = 0; k < 6; k++) {
+		if (names[k] != NULL &&
+		    (err = expect_word(t, names[k])) != XP_E_OK)
+			return err;
+		err = number(t, xp_mp_max(k == MP_F_ADDR ? t->lay.psz
+		                                      : t->lay.isz),
+		             k == MP_F_ADDR ? "an address" : "a number",
+		             f[k], &rp->fld[k]);
+		if (err != XP_E_OK)
+			return err;
+	}
+	if ((err = end_of_line(t)) != XP_E_OK)
+		return err;
+	m->nsites++;
+	return XP_E_OK;
+}
+
+/* "symbol I 0xADDR", where I must be want; *cap is the room in m->syms. */
+static xp_err symbol_line(pstate *p, uint64_t want, size_t *cap)
+{
+	tp *t = p->t;
+	xp_mpatrol *m = p->m;
+	uint64_t v;
+	const char *at;
+	xp_err err;
+
+	if ((err = expect_line(t, "symbol")) != XP_E_OK ||
+	    (err = int_field(t, "a symbol index", &v, &at)) != XP_E_OK)
+		return err;
+	if (v != want)
+		return err_at(t, at, "symbol %" PRIu64 " where symbol %" PRIu64
+		              " was expected", v, want);
+	if (grow((void **)&m->syms, cap, m->nsyms, sizeof *m->syms))
+		return XP_E_NOMEM;
+	if ((err = number(t, xp_mp_max(t->lay.psz), "an address",
+	                  &m->syms[m->nsyms], NULL)) != XP_E_OK ||
+	    (err = end_of_line(t)) != XP_E_OK)
+		return err;
+	m->nsyms++;
+	return XP_E_OK;
+}
+
+/* "string OFF "..."" (NUL-terminated) or "rest OFF "..."" (the table's
+ * unterminated tail), appended to str; cnt is the table's size. */
+static xp_err string_line(pstate *p, xp_buf *str, uint64_t cnt)
+{
+	tp *t = p->t;
+	const char *s, *at;
+	size_t n;
+	uint64_t v;
+	int rest;
+	xp_err err;
+
+	if (!next_line(t))
+		return err_at(t, t->end, "unexpected end of text: the strings "
+		              "hold %zu of %" PRIu64 " bytes", str->len, cnt);
+	s = token(t, &n);
+	rest = n == 4 && memcmp(s, "rest", 4) == 0;
+	if (!rest && !(n == 6 && memcmp(s, "string", 6) == 0))
+		return err_at(t, s, "expected 'string' or 'rest'");
+	if ((err = number(t, UINT64_MAX, "an offset", &v, &at)) != XP_E_OK)
+		return err;
+	if (v != str->len)
+		return err_at(t, at, "string at offset %" PRIu64 " where "
+		              "offset %zu was expected", v, str->len);
+	if ((err = quoted(t, str)) != XP_E_OK)
+		return err;
+	if (!rest && (err = xp_buf_append(str, "", 1)) != XP_E_OK)
+		return err;
+	if (str->len > cnt)
+		return err_at(t, s, "the strings hold %zu bytes, more than "
+		              "the %" PRIu64 " of the table", str->len, cnt);
+	if (rest && str->len != cnt)
+		return err_at(t, s, "'rest' must end the table (%zu of %"
+		              PRIu64 " bytes)", str->len, cnt);
+	return XP_E_OK;
+}
+
+/* "strings N" and the string lines that fill the N bytes of the table. */
+static xp_err strings_section(pstate *p)
+{
+	xp_buf str = { 0 };
+	uint64_t cnt;
+	xp_err err;
+
+	if ((err = count_line(p->t, "strings", &cnt)) != XP_E_OK)
 		return err;
 	while (str.len < cnt) {
-		int rest;
-
-		if (!next_line(t)) {
-			err = err_at(t, t->end, "unexpected end of text: the "
-			             "strings hold %zu of %" PRIu64 " bytes",
-			             str.len, cnt);
-			goto out;
-		}
-		s = token(t, &n);
-		rest = n == 4 && memcmp(s, "rest", 4) == 0;
-		if (!rest && !(n == 6 && memcmp(s, "string", 6) == 0)) {
-			err = err_at(t, s, "expected 'string' or 'rest'");
-			goto out;
-		}
-		if ((err = number(t, UINT64_MAX, "an offset", &v, &at)) !=
-		    XP_E_OK)
-			goto out;
-		if (v != str.len) {
-			err = err_at(t, at, "string at offset %" PRIu64 " where "
-			             "offset %zu was expected", v, str.len);
-			goto out;
-		}
-		if ((err = quoted(t, &str)) != XP_E_OK)
-			goto out;
-		if (!rest && (err = xp_buf_append(&str, "", 1)) != XP_E_OK)
-			goto out;
-		if (str.len > cnt) {
-			err = err_at(t, s, "the strings hold %zu bytes, more than "
-			             "the %" PRIu64 " of the table", str.len, cnt);
-			goto out;
-		}
-		if (rest && str.len != cnt) {
-			err = err_at(t, s, "'rest' must end the table (%zu of %"
-			             PRIu64 " bytes)", str.len, cnt);
-			goto out;
+		if ((err = string_line(p, &str, cnt)) != XP_E_OK) {
+			xp_buf_free(&str);
+			return err;
 		}
 	}
-	m->strtab = (char *)str.p;
-	m->strtab_len = str.len;
-	str.p = NULL;
+	p->m->strtab = (char *)str.p;
+	p->m->strtab_len = str.len;
+	return XP_E_OK;
+}
+
+/* "end", and nothing but blank lines and comments after it. */
+static xp_err end_line(pstate *p)
+{
+	tp *t = p->t;
+	xp_err err;
+
 	if ((err = expect_line(t, "end")) != XP_E_OK ||
 	    (err = end_of_line(t)) != XP_E_OK)
-		goto out;
-	if (next_line(t)) {
-		err = err_at(t, t->cur, "text after 'end'");
-		goto out;
-	}
-out:
-	xp_buf_free(&str);
-	return err;
+		return err;
+	if (next_line(t))
+		return err_at(t, t->cur, "text after 'end'");
+	return XP_E_OK;
+}
+
+/* The whole text, section by section in file order. */
+static xp_err parse(pstate *p)
+{
+	uint64_t cnt;
+	size_t cap;
+	xp_err err;
+
+	if ((err = magic_line(p)) != XP_E_OK ||
+	    (err = layout_line(p)) != XP_E_OK ||
+	    (err = version_line(p)) != XP_E_OK ||
+	    (err = bounds_line(p)) != XP_E_OK ||
+	    (err = bins_line(p)) != XP_E_OK ||
+	    (err = bin_lines(p, &cnt)) != XP_E_OK)
+		return err;
+	cap = 0;
+	for (uint64_t i = 0; i < cnt; i++)
+		if ((err = profile_line(p, &cap)) != XP_E_OK)
+			return err;
+	if ((err = count_line(p->t, "callsites", &cnt)) != XP_E_OK)
+		return err;
+	cap = 0;
+	for (uint64_t i = 0; i < cnt; i++)
+		if ((err = callsite_line(p, &cap)) != XP_E_OK)
+			return err;
+	if ((err = count_line(p->t, "symbols", &cnt)) != XP_E_OK)
+		return err;
+	cap = 0;
+	for (uint64_t i = 0; i < cnt; i++)
+		if ((err = symbol_line(p, i + 1, &cap)) != XP_E_OK)
+			return err;
+	if ((err = strings_section(p)) != XP_E_OK)
+		return err;
+	return end_line(p);
 }
 
 xp_err xp_mp_read_text(const unsigned char *buf, size_t len, const char *name,
                     const xp_load_opts *o, void **out, xp_diags *d)
 {
 	xp_mpatrol *m = calloc(1, sizeof *m);
-	rec_pos *dpos = NULL, *spos = NULL;
 	xp_mp_fail f;
 	xp_err err;
 	tp t;
+	pstate p = { &t, m, NULL, NULL };
 
 	*out = NULL;
 	if (m == NULL)
 		return XP_E_NOMEM;
 	memset(&t, 0, sizeof t);
 	xp_lines_init(&t.l, buf, len, name, d);
-	err = parse(&t, m, &dpos, &spos);
+	err = parse(&p);
 	if (err == XP_E_OK && (err = xp_mp_check(m, &f)) == XP_E_CORRUPT) {
-		const rec_pos *rp = f.at == MP_AT_DATA ? &dpos[f.rec]
-		                  : &spos[f.rec];
+		const rec_pos *rp = f.at == MP_AT_DATA ? &p.dpos[f.rec]
+		                  : &p.spos[f.rec];
 		const char *at = rp->fld[f.field];
 		err = xp_diag_text(d, XP_E_SYNTAX, name, rp->lineno,
 		                   (uint32_t)(at - rp->line) + 1, rp->off,
 		                   rp->line, rp->len, "%s", f.msg);
 	}
-	free(dpos);
-	free(spos);
+	free(p.dpos);
+	free(p.spos);
 	if (err != XP_E_OK) {
 		xp_mp_free(m);
 		return err;
