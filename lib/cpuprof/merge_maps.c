@@ -382,8 +382,11 @@ static int blank(const char *s, size_t len)
 static xp_err other_lines(const xp_cpuprof *p, tline **v, size_t *n,
                           size_t *cap)
 {
-	const char *s = p->text, *end = p->text + p->textlen;
+	const char *s = p->text, *end;
 
+	if (s == NULL)      /* no text at all: no lines */
+		return XP_E_OK;
+	end = s + p->textlen;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = (size_t)((nl != NULL ? nl : end) - s);

@@ -356,7 +356,9 @@ static int cmp_u64(const void *a, const void *b)
 static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
                          addrinfo *ai, size_t na)
 {
-	const char *s = p->text, *end = p->text + p->textlen;
+	/* A profile without a text has no names (and p->text is NULL). */
+	const char *s = p->text != NULL ? p->text : "";
+	const char *end = s + (p->text != NULL ? p->textlen : 0);
 	xp_err err;
 
 	for (size_t i = 0; i < na; i++) {
