@@ -53,7 +53,6 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
                    xp_input **foreign)
 {
 	xp_parse_opts opts = { MAX_ERRORS, 0 };
-	const char *name = file;
 	struct stat st;
 	xp_err err;
 	int fd;
@@ -92,7 +91,7 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
 		err = XP_E_IO;
 		goto out;
 	}
-	if (S_ISREG(st.st_mode) && fd != STDIN_FILENO) {
+	if (S_ISREG(st.st_mode)) {
 		unsigned char head[4096];
 		ssize_t got = pread(fd, head, sizeof head, 0);
 		xp_format f = got > 0 ? xp_format_detect(head, (size_t)got)
@@ -107,10 +106,9 @@ static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
 			return xp_input_open(file, foreign, d);
 		}
 	}
-	err = xp_text_parse_fd(fd, name, &opts, fb, d);
+	err = xp_text_parse_fd(fd, file, &opts, fb, d);
 out:
-	if (fd != STDIN_FILENO)
-		close(fd);
+	close(fd);
 	return err;
 }
 

@@ -3,9 +3,10 @@
  *
  *   xprof_show [-n N] [--format=text|json] FILE...
  *
- * Each FILE is a profile in any form xp_open_any() reads (a profile
- * directory, a feedback database, a feedback text, "-" for a text on
- * standard input).  Several files are summed first with the merger
+ * Each FILE is a profile in any form xp_input_open() recognises (a profile
+ * directory, a feedback database, a feedback text, a profile of another
+ * format, "-" for standard input in any of them).  Several files are
+ * summed first with the merger
  * (weights 1, mismatched procedure versions dropped with a warning, as
  * xprof_merge --mismatch=warn does).  The summary (xprof_show(1)
  * documents every line of it): totals, object files, the N hottest
