@@ -11,7 +11,9 @@
 #    was loaded elsewhere (rebased, not mixed);
 #  - live: a program built with -lprofiler is profiled twice; xprof_show
 #    must print what google-pprof --text (and --lines) prints, also with
-#    a sample added in shared libraries, and for a C++ program; the merged
+#    a sample added in shared libraries, and for a C++ program; the same
+#    programs and tests/cpuprof/inline.c at -O0 and at -O2, where the
+#    frames of inlined calls count as google-pprof counts them; the merged
 #    file must give google-pprof and go tool pprof what they give for the
 #    two inputs at once; the conversion to feedback feeds xprof_diff.
 #  - canonical sums: three runs merged in any order give the same bytes;
@@ -203,12 +205,20 @@ if ! command -v google-pprof >/dev/null 2>&1 ||
 	exit 1
 fi
 cd "$work" || exit 2
-# No inlining: libbfd gives no inlined-frame chains (cpuprofile(5) BUGS).
-if ! $XP_CC -O0 -g -o fibprog "$SRCDIR/../shared/realdata/src/fib.c" \
-    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
-	fail cpuprof-live-build "$(cat "$work/err")"
+# live_build NAME COMPILER LEVEL SOURCE: NAME built with -OLEVEL -g and
+# libprofiler, or a failure.
+live_build() {
+	if $2 -O"$3" -g -o "$1" "$4" -Wl,--no-as-needed -lprofiler \
+	    2>"$work/err"; then
+		return 0
+	fi
+	fail "cpuprof-live-build-$1" "$(cat "$work/err")"
+	return 1
+}
+# fibprog, built at -O0, serves the cases that need a program after the
+# reports; fibprog-O2 is the same at -O2.
+live_build fibprog "$XP_CC" 0 "$SRCDIR/../shared/realdata/src/fib.c" ||
 	exit 1
-fi
 for i in 1 2 3; do
 	CPUPROFILE=$work/run$i.prof CPUPROFILE_FREQUENCY=1000 \
 		./fibprog 29 >/dev/null 2>&1
@@ -286,15 +296,46 @@ else
 fi
 
 # C++: demangled, shortened names; overloads told apart by address.
-if ! $XP_CXX -O0 -g -o namesprog "$SRCDIR/tests/cpuprof/names.cc" \
-    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
-	fail cpuprof-live-cxx-build "$(cat "$work/err")"
-else
+if live_build namesprog "$XP_CXX" 0 "$SRCDIR/tests/cpuprof/names.cc"; then
 	CPUPROFILE=$work/names.prof CPUPROFILE_FREQUENCY=1000 \
 		./namesprog 300 >/dev/null 2>&1
 	pprof_same cpuprof-live-cxx ./namesprog names.prof
 	has_names cpuprof-live-cxx-names ' shapes::spin@[0-9a-f]*$' \
 	    ' shapes::Grid::'
+fi
+
+# Optimised builds: at -O2 gcc inlines small functions, and google-pprof
+# (addr2line -i) reports every inlined call as a frame of its own named
+# "NAME (inline)", with its line, before the function that holds the
+# code, whose line is that of the call.  tests/cpuprof/inline.c is a
+# quicksort whose helpers are inlined; at -O2 its report must have such
+# frames, or the compiler did not inline and the case proves nothing.
+if live_build inline-O0 "$XP_CC" 0 "$here/inline.c"; then
+	CPUPROFILE=$work/inline-O0.prof CPUPROFILE_FREQUENCY=1000 \
+		./inline-O0 100 >/dev/null 2>&1
+	pprof_same cpuprof-live-inline-O0 ./inline-O0 inline-O0.prof
+fi
+if live_build inline-O2 "$XP_CC" 2 "$here/inline.c"; then
+	CPUPROFILE=$work/inline-O2.prof CPUPROFILE_FREQUENCY=1000 \
+		./inline-O2 100 >/dev/null 2>&1
+	pprof_same cpuprof-live-inline-O2 ./inline-O2 inline-O2.prof
+	has_names cpuprof-live-inline-O2-frames '^ .* partition (inline)$' \
+	    '^ .* quick_rec'
+fi
+if live_build fibprog-O2 "$XP_CC" 2 "$SRCDIR/../shared/realdata/src/fib.c"
+then
+	for i in 1 2; do
+		CPUPROFILE=$work/fib-O2-run$i.prof CPUPROFILE_FREQUENCY=1000 \
+			./fibprog-O2 34 >/dev/null 2>&1
+		pprof_same cpuprof-live-pprof-O2-run$i ./fibprog-O2 \
+		    fib-O2-run$i.prof
+	done
+fi
+if live_build namesprog-O2 "$XP_CXX" 2 "$SRCDIR/tests/cpuprof/names.cc"
+then
+	CPUPROFILE=$work/names-O2.prof CPUPROFILE_FREQUENCY=1000 \
+		./namesprog-O2 300 >/dev/null 2>&1
+	pprof_same cpuprof-live-cxx-O2 ./namesprog-O2 names-O2.prof
 fi
 
 "$MERGE" -o merged.prof run1.prof run2.prof 2>err

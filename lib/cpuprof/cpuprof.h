@@ -124,7 +124,14 @@ xp_err xp_cp_layout_text(xp_cp_layout *L, const xp_cpuprof *a,
 xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n);
 void xp_cp_layout_free(xp_cp_layout *L);
 
-/* What an address turned into. */
+/*
+ * What an address turned into: the function whose code it is and the
+ * position in that function (when other functions were inlined there,
+ * the outermost frame of addr2line -i: the position of the call that
+ * inlined them), and the frames of the inlined calls.  An inlined frame
+ * is an addrinfo too, with the same addr, its function's name and
+ * position, and " (inline)" ending disp.
+ */
 typedef struct {
 	uint64_t addr;
 	uint32_t key;      /* the report's key: function, or function+line */
@@ -134,6 +141,8 @@ typedef struct {
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */
+	size_t in;         /* the inlined frames: xp_cp_an.in[in, in + nin), */
+	size_t nin;        /* the innermost first */
 } addrinfo;
 
 /* A call chain being reduced. */
@@ -147,6 +156,8 @@ typedef struct {
 	xp_strpool sp;
 	addrinfo *ai;
 	size_t na;
+	addrinfo *in;      /* the inlined frames of all addresses */
+	size_t nin;
 	uint64_t *ad;      /* every chain's addresses, caller PCs minus 1 */
 	chain *ch;
 	size_t nch;
@@ -181,6 +192,10 @@ typedef struct {
 typedef struct {
 	xp_cp_routine *r;         /* by start */
 	size_t n;
+	/* nm lists "_fini" at an address of its own: pprof then separates
+	 * addr2line's answers with it and runs addr2line -i, so the
+	 * object's addresses get their chains of inlined calls. */
+	int inlines;
 } xp_cp_names;
 
 /* pprof's table of routines of an object, from its symbols as nm
