@@ -447,6 +447,28 @@ else
 	fail cpuprof-feedback-diff "exit statuses $s1 and $s2: $(cat err)"
 fi
 
+# At -O2 the procedures are the functions whose code holds the samples:
+# the helpers inlined into others (nm lists no symbol of theirs) are none
+# (they were once, under the names of the debugging information).
+if [ -x inline-O2 ] &&
+    "$MERGE" --feedback -e ./inline-O2 -o inl.profile inline-O2.prof 2>err &&
+    "$BTOA" inl.profile inl.fb 2>>err; then
+	bad=
+	for f in partition swap before next_rand checksum; do
+		nm inline-O2 | grep -q " $f\(\.\|$\)" && continue
+		grep -q "^PROC: $f " inl.fb && bad="$bad $f"
+	done
+	if [ -n "$bad" ]; then
+		fail cpuprof-feedback-inlined "inlined functions as PROCs:$bad"
+	elif grep -q '^PROC: quick_rec' inl.fb; then
+		pass cpuprof-feedback-inlined
+	else
+		fail cpuprof-feedback-inlined "no PROC quick_rec"
+	fi
+else
+	fail cpuprof-feedback-inlined "$(cat err)"
+fi
+
 # A sample where the executable has no line information (_start, from
 # crt1.o) is counted for its function but gives no source line: the
 # conversion once wrote a tuple of line 0, which no reader accepts.

@@ -34,8 +34,8 @@
  *  5. Each chain is turned into function names (addresses above
  *     0x7fffffffffffffff skipped; an address's inlined frames, innermost
  *     first, before its own), each name counted once per chain: the
- *     first gets the flat samples, all get the cumulative ones.  Steps 2
- *     and 4 go by the function holding the code, never an inlined one.
+ *     first gets the flat samples, all get the cumulative ones.  Step 4
+ *     goes by the function holding the code, never an inlined one.
  *
  * The module's report entry (xp_cp_report_new, for xp_prof_report())
  * refuses the options of xp_report_opts that pprof --text has no use
