@@ -7,7 +7,8 @@
 #  - layouts: -L and -e settle them, a header-only file warns that the
 #    layout is ambiguous, a wrong -L is refused;
 #  - xprof_show prints exactly what `gprof -b -p` and `gprof -b -q` print
-#    for the real files (realdata expectations) and for programs built with gcc -pg and run here, live;
+#    for the real files (realdata expectations) and for programs built
+#    with gcc -pg at -O0 and -O2 and run here, live;
 #  - merging the three sortbench runs (by pc and by function) gives a file
 #    on which gprof prints the run123 expectations, a weight of 2 equals
 #    the input twice, and mismatched histograms are refused;
@@ -206,9 +207,14 @@ else
 fi
 
 # --- live: programs built with gcc -pg and run here ----------------------------
+# live NAME SOURCE LEVEL: built with -OLEVEL, run, and reported as gprof -b
+# -p and -q report it.  At -O2 gcc inlines small functions and clones
+# others (quick_rec.constprop.0 of tests/cpuprof/inline.c); gprof's
+# flat profile and call graph go by the symbols, never by inlined calls
+# (only its line-by-line -l names them, which xprof_show does not offer).
 live() {
-	name=$1 src=$2
-	if ! (cd "$work" && $XP_CC -pg -O1 -g -o "$name" "$src") \
+	name=$1-O$3 src=$2
+	if ! (cd "$work" && $XP_CC -pg -O"$3" -g -o "$name" "$src") \
 	    > "$work/err" 2>&1; then
 		fail "live-$name" "gcc -pg failed: $(cat "$work/err")"
 		return
@@ -229,8 +235,12 @@ live() {
 	fi
 }
 if command -v gprof > /dev/null 2>&1; then
-	live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c"
-	live cycle "$here/cycle.c"
+	for level in 0 2; do
+		live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c" \
+		    $level
+		live cycle "$here/cycle.c" $level
+		live inline "$SRCDIR/tests/cpuprof/inline.c" $level
+	done
 else
 	fail live "gprof is not installed (binutils)"
 fi
