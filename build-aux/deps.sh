@@ -34,7 +34,7 @@ ar binutils
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
-# objdump), bounds every test's time (timeout), counts with awk, and
+# objdump), drops a symbol from a test program (objcopy), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
@@ -52,6 +52,7 @@ mkfifo coreutils
 script bsdutils
 nm binutils
 objdump binutils
+objcopy binutils
 awk mawk
 genhtml lcov
 google-pprof google-perftools

@@ -321,6 +321,50 @@ if live_build inline-O2 "$XP_CC" 2 "$here/inline.c"; then
 	pprof_same cpuprof-live-inline-O2 ./inline-O2 inline-O2.prof
 	has_names cpuprof-live-inline-O2-frames '^ .* partition (inline)$' \
 	    '^ .* quick_rec'
+	# Every address of its functions main and quick_rec* as a leaf
+	# called from main: every chain of inlined calls there is compared.
+	"$BTOA" inline-O2.prof every.text
+	nm -S --defined-only inline-O2 | perl -e '
+	    my ($start, $off, @fn, $main);
+	    open(T, "<", "every.text") or die;
+	    my @t = <T>;
+	    for (@t) {
+	        ($start, $off) = (hex($1), hex($2))
+	            if !defined $start &&
+	               /^map ([0-9a-f]+)-\S+ ..x. ([0-9a-f]+) .*inline-O2$/;
+	    }
+	    while (<STDIN>) {
+	        my ($a, $sz, $ty, $n) = split;
+	        next unless $ty =~ /^[tT]$/ && $n =~ /^(main|quick_rec)/;
+	        push @fn, [hex($a), hex($sz)];
+	        $main = hex($a) if $n eq "main";
+	    }
+	    for (@t) {
+	        if (/^trailer$/) {
+	            for my $f (@fn) {
+	                for my $a ($f->[0] .. $f->[0] + $f->[1] - 1) {
+	                    printf "sample 1 0x%x 0x%x\n", $start - $off + $a,
+	                        $start - $off + $main + 1;
+	                }
+	            }
+	        }
+	        print;
+	    }' > every2.text
+	if grep -q '^sample 1 ' every2.text &&
+	    "$ATOB" every2.text every.prof 2>err; then
+		pprof_same cpuprof-live-inline-O2-every ./inline-O2 every.prof
+	else
+		fail cpuprof-live-inline-O2-every "$(cat err)"
+	fi
+	# Without a symbol _fini (google-pprof's separator of addr2line's
+	# answers) google-pprof does not run addr2line -i: one frame per PC.
+	mv inline-O2 inline-O2.keep
+	if objcopy --strip-symbol=_fini inline-O2.keep inline-O2 2>err; then
+		pprof_same cpuprof-live-inline-O2-nofini ./inline-O2 every.prof
+	else
+		fail cpuprof-live-inline-O2-nofini "$(cat err)"
+	fi
+	mv inline-O2.keep inline-O2
 fi
 if live_build fibprog-O2 "$XP_CC" 2 "$SRCDIR/../shared/realdata/src/fib.c"
 then
