@@ -48,9 +48,7 @@ xp_diags *xp_diags_new(unsigned max_errors)
 
 static void diag_release(xp_diag *dg)
 {
-	free((char *)dg->file);
-	free((char *)dg->msg);
-	free((char *)dg->text);
+	XP_FREE((char *)dg->file, (char *)dg->msg, (char *)dg->text);
 }
 
 void xp_diags_free(xp_diags *d)
@@ -203,14 +201,20 @@ xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
 	return code;
 }
 
+xp_err xp_diag_vbin(xp_diags *d, xp_err code, const char *file,
+                    uint64_t offset, const char *fmt, va_list ap)
+{
+	add(d, code, file, offset, 0, 0, vformat(fmt, ap), NULL);
+	return code;
+}
+
 xp_err xp_diag_bin(xp_diags *d, xp_err code, const char *file,
                    uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *msg = vformat(fmt, ap);
+	xp_diag_vbin(d, code, file, offset, fmt, ap);
 	va_end(ap);
-	add(d, code, file, offset, 0, 0, msg, NULL);
 	return code;
 }
 

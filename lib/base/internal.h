@@ -75,6 +75,20 @@ xp_err xp_buf_append(xp_buf *b, const void *p, size_t n);
 void xp_buf_free(xp_buf *b);
 
 /*
+ * Frees each of the n pointers of p: the body of a destructor that owns
+ * several arrays, as XP_FREE(a, b, c).
+ */
+static inline void xp_free_all(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+#define XP_FREE(...)                                                      \
+	xp_free_all((void *const[]){__VA_ARGS__},                         \
+	            sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
+/*
  * qsort(3) for arrays that may be empty: the C library declares its base
  * pointer non-null, and an empty array may well have none.
  */
@@ -301,6 +315,10 @@ xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
 xp_err xp_diag_bin(xp_diags *d, xp_err code, const char *file,
                    uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* xp_diag_bin with the arguments of fmt as a va_list. */
+xp_err xp_diag_vbin(xp_diags *d, xp_err code, const char *file,
+                    uint64_t offset, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 /* Adds a warning with no position ("prog: file: warning: msg"). */
 void xp_diag_warn(xp_diags *d, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -8,13 +8,12 @@
 xp_err xp_rd_error(const xp_rd *r, xp_err code, uint64_t off,
                    const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	xp_diag_vbin(r->d, code, r->name, off, fmt, ap);
 	va_end(ap);
-	return xp_diag_bin(r->d, code, r->name, off, "%s", msg);
+	return code;
 }
 
 xp_err xp_rd_need(const xp_rd *r, size_t n, const char *what)

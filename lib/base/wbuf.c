@@ -260,9 +260,7 @@ fail:
 		pthread_cond_destroy(&a->cv);
 	if (have_mu)
 		pthread_mutex_destroy(&a->mu);
-	free(w->buf);
-	free(a->other);
-	free(a);
+	XP_FREE(w->buf, a->other, a);
 	w->buf = NULL;
 	return -1;
 }

@@ -380,11 +380,7 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	err = xp_fbb_finish(c.b, out);
 out:
 	xp_fbb_free(c.b);
-	free(c.pr);
-	free(c.ln);
-	free(c.pa);
-	free(c.pix);
-	free(c.fr);
+	XP_FREE(c.pr, c.ln, c.pa, c.pix, c.fr);
 	xp_cp_an_free(&c.an);
 	return err;
 }

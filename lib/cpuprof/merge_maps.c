@@ -479,8 +479,5 @@ xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n)
 
 void xp_cp_layout_free(xp_cp_layout *L)
 {
-	free(L->seg);
-	free(L->rl[0]);
-	free(L->rl[1]);
-	free(L->stray);
+	XP_FREE(L->seg, L->rl[0], L->rl[1], L->stray);
 }

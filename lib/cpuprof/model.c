@@ -29,13 +29,7 @@ void xp_cp_free(xp_cpuprof *p)
 		return;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free((char *)p->maps[i].path);
-	free(p->maps);
-	free(p->home);
-	free(p->hdr);
-	free(p->recs);
-	free(p->pcs);
-	free(p->text);
-	free(p);
+	XP_FREE(p->maps, p->home, p->hdr, p->recs, p->pcs, p->text, p);
 }
 
 xp_err xp_cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,

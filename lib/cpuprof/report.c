@@ -668,11 +668,7 @@ void xp_cp_an_free(xp_cp_an *an)
 {
 	for (size_t i = 0; i < an->nremoved; i++)
 		free(an->removed[i]);
-	free(an->removed);
-	free(an->ai);
-	free(an->in);
-	free(an->ad);
-	free(an->ch);
+	XP_FREE(an->removed, an->ai, an->in, an->ad, an->ch);
 	xp_strpool_free(&an->sp);
 	memset(an, 0, sizeof *an);
 }

@@ -550,8 +550,6 @@ xp_err xp_dcpi_parse_header(const unsigned char *buf, size_t len,
 	*end = hlen;
 out:
 	xp_dh_scanner_free(sc);
-	free(P->lines);
-	free(P);
-	free(copy);
+	XP_FREE(P->lines, P, copy);
 	return err;
 }

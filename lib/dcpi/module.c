@@ -51,11 +51,7 @@ void xp_dcpi_free(xp_dcpi *m)
 {
 	if (m == NULL)
 		return;
-	free(m->hdr);
-	free(m->lines);
-	free(m->chunks);
-	free(m->counts);
-	free(m);
+	XP_FREE(m->hdr, m->lines, m->chunks, m->counts, m);
 }
 
 size_t xp_dcpi_nlines(const xp_dcpi *m)

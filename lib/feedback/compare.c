@@ -1021,13 +1021,8 @@ void xp_cmp_free(xp_cmp *c)
 {
 	if (c == NULL)
 		return;
-	free(c->ofs);
-	free(c->procs);
-	free(c->notes);
-	free(c->res_a);
-	free(c->res_b);
-	free(c->ca.v);
-	free(c->cb.v);
+	XP_FREE(c->ofs, c->procs, c->notes, c->res_a, c->res_b, c->ca.v,
+	        c->cb.v);
 	bl_free(&c->la);
 	bl_free(&c->lb);
 	free(c);
@@ -1095,9 +1090,7 @@ xp_err xp_cmp_counters(const xp_cmp *c, size_t i, xp_cmp_counter **out,
 	}
 	v = malloc((ca.n + cb.n + 1) * sizeof *v);
 	if (err != XP_E_OK || v == NULL) {
-		free(ca.v);
-		free(cb.v);
-		free(v);
+		XP_FREE(ca.v, cb.v, v);
 		return XP_E_NOMEM;
 	}
 	JOIN_COUNTERS(&ca, &cb, {

@@ -50,12 +50,11 @@ static xp_err bad(rd *r, xp_err code, uint64_t off, const char *fmt, ...)
 
 static xp_err bad(rd *r, xp_err code, uint64_t off, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	xp_diag_vbin(r->d, code, r->name, off, fmt, ap);
 	va_end(ap);
-	return xp_diag_bin(r->d, code, r->name, off, "%s", msg);
+	return code;
 }
 
 #define CORRUPT(r, off, ...) bad((r), XP_E_CORRUPT, (off), __VA_ARGS__)
@@ -1221,9 +1220,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 	err = r.smark ? check_strings(&r) : XP_E_NOMEM;
 	if (!err)
 		err = check_all(&r);
-	free(r.stamp);
-	free(r.sortbuf);
-	free(r.smark);
+	XP_FREE(r.stamp, r.sortbuf, r.smark);
 	if (err) {
 		xp_fb_free(fb);
 		return err;

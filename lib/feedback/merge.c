@@ -140,13 +140,7 @@ void xp_merger_free(xp_merger *m)
 		free(m->sf[i].lines);
 	for (uint32_t i = 0; i < m->nof; i++)
 		free(m->of[i].ord);
-	free(m->of);
-	free(m->pr);
-	free(m->pg);
-	free(m->sf);
-	free(m->ln);
-	free(m->rp);
-	free(m->ptag);
+	XP_FREE(m->of, m->pr, m->pg, m->sf, m->ln, m->rp, m->ptag);
 	while (m->chunks) {
 		void *next;
 		memcpy(&next, m->chunks, sizeof next);
@@ -157,23 +151,15 @@ void xp_merger_free(xp_merger *m)
 	map_free(&m->linemap);
 	xp_strpool_free(&m->str);
 	xp_strpool_free(&m->names);
-	free(m->of_by_str);
-	free(m->pg_by_str);
-	free(m->sf_by_str);
-	free(m->smap);
+	XP_FREE(m->of_by_str, m->pg_by_str, m->sf_by_str, m->smap);
 	xp_buf_free(&m->smap_of);
 	free(m->first_name);
 	for (unsigned k = 0; k < NTMPL; k++) {
 		tmpl *t = &m->tp[k];
 		xp_fb_free(t->fb);
 		xp_buf_free(&t->lost);
-		free(t->smap);
-		free(t->tv);
-		free(t->cmap);
-		free(t->rmap);
-		free(t->dcnt);
-		free(t->dref);
-		free(t->vvals);
+		XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref,
+		        t->vvals);
 	}
 	free(m->rank);
 	free(m);

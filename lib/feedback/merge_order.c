@@ -339,16 +339,8 @@ static uint64_t count_saturated(const xp_merger *m)
 
 void xp_merge_result_free(result *R)
 {
-	free(R->ofs);
-	free(R->ofnp);
-	free(R->procs);
-	free(R->pidx);
-	free(R->pgs);
-	free(R->sfs);
-	free(R->used);
-	free(R->sid);
-	free(R->stroff);
-	free(R->strtab);
+	XP_FREE(R->ofs, R->ofnp, R->procs, R->pidx, R->pgs, R->sfs, R->used,
+	        R->sid, R->stroff, R->strtab);
 }
 
 /* Byte order, the order of a database's strings. */

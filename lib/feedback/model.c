@@ -1075,9 +1075,7 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 	xp_strpool_free(&b->sp);
 	close_all(b);
 out:
-	free(c.used);
-	free(order);
-	free(remap);
+	XP_FREE(c.used, order, remap);
 	xp_buf_free(&strtab);
 	xp_buf_free(&stroff);
 	return err;

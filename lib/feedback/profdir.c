@@ -68,9 +68,7 @@ static void afile_free(xp_afile *f)
 		close(f->fd);
 	if (f->dirfd >= 0)
 		close(f->dirfd);
-	free(f->base);
-	free(f->path);
-	free(f);
+	XP_FREE(f->base, f->path, f);
 }
 
 /*

@@ -381,10 +381,7 @@ xp_err xp_summary_new(const xp_fb *fb, size_t top_n, xp_summary **out)
 	s = NULL;
 	err = XP_E_OK;
 done:
-	free(w.vals);
-	free(w.psums);
-	free(w.hp.v);
-	free(w.hb.v);
+	XP_FREE(w.vals, w.psums, w.hp.v, w.hb.v);
 	xp_summary_free(s);
 	return err;
 }
@@ -393,10 +390,7 @@ void xp_summary_free(xp_summary *s)
 {
 	if (s == NULL)
 		return;
-	free(s->ofs);
-	free(s->procs);
-	free(s->blocks);
-	free(s);
+	XP_FREE(s->ofs, s->procs, s->blocks, s);
 }
 
 const xp_totals *xp_summary_totals(const xp_summary *s)

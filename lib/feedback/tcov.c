@@ -230,14 +230,7 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 	}
 	err = XP_E_OK;
 out:
-	free(bk);
-	free(ek);
-	free(ec);
-	free(e);
-	free(inoff);
-	free(outoff);
-	free(inv);
-	free(outv);
+	XP_FREE(bk, ek, ec, e, inoff, outoff, inv, outv);
 	return err;
 }
 
@@ -611,10 +604,7 @@ static xp_err build_file(xp_tcov *c, const raw *r, size_t n,
 	put_funcs(c, names, fb, nb, ff, f, nf_at);
 	err = XP_E_OK;
 out:
-	free(fb);
-	free(pos);
-	free(mark);
-	free(ff);
+	XP_FREE(fb, pos, mark, ff);
 	return err;
 }
 
@@ -694,16 +684,12 @@ static xp_err finish(builder *b, xp_tcov **out)
 		i = j;
 	}
 	c->n_files = nfiles;
-	free(nm);
-	free(rank);
-	free(names);
+	XP_FREE(nm, rank, names);
 	builder_free(b);
 	*out = c;
 	return XP_E_OK;
 fail:
-	free(nm);
-	free(rank);
-	free(names);
+	XP_FREE(nm, rank, names);
 	builder_free(b);
 	xp_tcov_free(c);
 	return err;
@@ -906,12 +892,7 @@ void xp_tcov_free(xp_tcov *c)
 	if (!c)
 		return;
 	xp_strpool_free(&c->sp);
-	free(c->files);
-	free(c->blocks);
-	free(c->lines);
-	free(c->funcs);
-	free(c->locs);
-	free(c);
+	XP_FREE(c->files, c->blocks, c->lines, c->funcs, c->locs, c);
 }
 
 size_t xp_tcov_n_files(const xp_tcov *c)
@@ -947,9 +928,7 @@ static char *abs_path(const char *path)
 	size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 2;
 	char *joined = malloc(len), *outp = malloc(len);
 	if (!joined || !outp) {
-		free(cwd);
-		free(joined);
-		free(outp);
+		XP_FREE(cwd, joined, outp);
 		return NULL;
 	}
 	snprintf(joined, len, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path);

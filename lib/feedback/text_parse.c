@@ -633,6 +633,18 @@ void xp_tx_report(xp_tx_parser *P, const char *lstart, uint64_t loff,
 #define LERR(l, col, ...)                                                 \
 	xp_tx_report(P, (l)->lstart, (l)->loff, (l)->line, (col), __VA_ARGS__)
 
+/*
+ * Whether the section a line belongs in is open (open != 0); if not,
+ * reports msg, unless an error on the section's header already covers it.
+ */
+static int in_section(xp_tx_parser *P, const xp_tx_line *l, int open,
+                      const char *msg)
+{
+	if (!open && !P->broken)
+		LERR(l, 1, "%s", msg);
+	return open;
+}
+
 /* Copies a head line that is still only in its chunk. */
 static void head_fetch(xp_tx_parser *P, headcopy *h)
 {
@@ -1073,11 +1085,8 @@ void xp_tx_on_objfile(xp_tx_parser *P, const xp_tx_line *l)
 void xp_tx_on_proc(xp_tx_parser *P, const xp_tx_line *l)
 {
 	close_proc(P);
-	if (!P->in_obj) {
-		if (!P->broken)
-			LERR(l, 1, "PROC outside an OBJFILE section");
+	if (!in_section(P, l, P->in_obj, "PROC outside an OBJFILE section"))
 		return;
-	}
 	P->broken = 0;
 	P->o_procs++;
 	int ok = 1;
@@ -1442,11 +1451,8 @@ void xp_tx_on_program(xp_tx_parser *P, const xp_tx_line *l)
 
 void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l)
 {
-	if (!P->in_prog) {
-		if (!P->broken)
-			LERR(l, 1, "OBJREF outside a PROGRAM section");
+	if (!in_section(P, l, P->in_prog, "OBJREF outside a PROGRAM section"))
 		return;
-	}
 	P->g_objref++;
 	if (P->g_phase > 1) {
 		LERR(l, 1, "OBJREF after COMDAT_PROC lines");
@@ -1467,11 +1473,9 @@ void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l)
 
 void xp_tx_on_comdat(xp_tx_parser *P, const xp_tx_line *l)
 {
-	if (!P->in_prog) {
-		if (!P->broken)
-			LERR(l, 1, "COMDAT_PROC outside a PROGRAM section");
+	if (!in_section(P, l, P->in_prog,
+	                "COMDAT_PROC outside a PROGRAM section"))
 		return;
-	}
 	P->g_phase = 2;
 	P->g_comdat++;
 	size_t plen;
@@ -1503,11 +1507,8 @@ void xp_tx_on_srcfile(xp_tx_parser *P, const xp_tx_line *l)
 void xp_tx_on_srcline(xp_tx_parser *P, const xp_tx_line *l)
 {
 	close_sline(P);
-	if (!P->in_src) {
-		if (!P->broken)
-			LERR(l, 1, "SRCLINE outside a SRCFILE section");
+	if (!in_section(P, l, P->in_src, "SRCLINE outside a SRCFILE section"))
 		return;
-	}
 	P->broken = 0;
 	P->s_lines++;
 	if (!line_col(P, l, F(srcline, line),

@@ -50,12 +50,7 @@ void xp_gmon_free(xp_gmon *g)
 		return;
 	for (size_t i = 0; i < g->n_hists; i++)
 		free(g->hists[i].bins);
-	free(g->hists);
-	free(g->recs);
-	free(g->arcs);
-	free(g->bbs);
-	free(g->trailing);
-	free(g);
+	XP_FREE(g->hists, g->recs, g->arcs, g->bbs, g->trailing, g);
 }
 
 /* Grows *p (of *cap elements of size sz) to hold n + 1. */

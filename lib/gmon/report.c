@@ -470,15 +470,8 @@ void xp_gmon_analysis_free(xp_gmon_analysis *a)
 {
 	if (a == NULL)
 		return;
-	free(a->fns);
-	free(a->arcs);
-	free(a->parent_arcs);
-	free(a->child_arcs);
-	free(a->cycles);
-	free(a->members);
-	free(a->order);
-	free(a->flat);
-	free(a);
+	XP_FREE(a->fns, a->arcs, a->parent_arcs, a->child_arcs, a->cycles,
+	        a->members, a->order, a->flat, a);
 }
 
 /* A function or a cycle, for the call graph's sort (cmp_total). */
@@ -1044,12 +1037,7 @@ xp_err xp_gmon_analyze(const xp_gmon *g, xp_sym *sym, const char *name,
 fail:
 	for (size_t i = 0; i < nh; i++)
 		free(h[i].sample);
-	free(h);
-	free(gr.s);
-	free(gr.a);
-	free(gr.stack);
-	free(work);
-	free(topo);
+	XP_FREE(h, gr.s, gr.a, gr.stack, work, topo);
 	xp_gmon_analysis_free(a);
 	return err;
 }

@@ -557,20 +557,12 @@ xp_err xp_mp_merge(void **accp, const void *inv, double weight,
 		err = xp_diag_file(d, XP_E_CORRUPT, name, "merge: %s", f.msg);
 	if (err != XP_E_OK)
 		goto fail;
-	free(c.keys);
-	free(c.dmap);
-	free(c.sites.slot);
-	free(c.names.slot);
-	free(c.syms.slot);
+	XP_FREE(c.keys, c.dmap, c.sites.slot, c.names.slot, c.syms.slot);
 	xp_mp_free(*accp);
 	*accp = c.a;
 	return XP_E_OK;
 fail:
-	free(c.keys);
-	free(c.dmap);
-	free(c.sites.slot);
-	free(c.names.slot);
-	free(c.syms.slot);
+	XP_FREE(c.keys, c.dmap, c.sites.slot, c.names.slot, c.syms.slot);
 	xp_mp_free(c.a);
 	return err;
 }

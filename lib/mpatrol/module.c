@@ -85,15 +85,8 @@ void xp_mp_free(xp_mpatrol *m)
 {
 	if (m == NULL)
 		return;
-	free(m->acounts);
-	free(m->dcounts);
-	free(m->data);
-	free(m->sites);
-	free(m->syms);
-	free(m->strtab);
-	free(m->data_pos);
-	free(m->site_pos);
-	free(m);
+	XP_FREE(m->acounts, m->dcounts, m->data, m->sites, m->syms, m->strtab,
+	        m->data_pos, m->site_pos, m);
 }
 
 /* A copy of n elements of size sz (NULL for none); *ok cleared on

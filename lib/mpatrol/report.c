@@ -763,11 +763,7 @@ static void free_graph(graph *g)
 		free(g->v[i].par);
 		free(g->v[i].chl);
 	}
-	free(g->v);
-	free(g->group);
-	free(g->vnum);
-	free(g->from);
-	free(g->to);
+	XP_FREE(g->v, g->group, g->vnum, g->from, g->to);
 }
 
 /* ------------------------------------------------------------------ */
@@ -821,11 +817,7 @@ xp_err xp_mpatrol_report_new(const xp_mpatrol *m,
 	    c.r->sites != NULL)
 		err = compute(&c, o->call_graph);
 	free_graph(&c.g);
-	free(c.order);
-	free(c.taken);
-	free(c.name);
-	free(c.direct_pos);
-	free(c.frame_pos);
+	XP_FREE(c.order, c.taken, c.name, c.direct_pos, c.frame_pos);
 	if (err != XP_E_OK) {
 		xp_mpatrol_report_free(c.r);
 		return err;
@@ -839,15 +831,8 @@ void xp_mpatrol_report_free(xp_mpatrol_report *r)
 	if (r == NULL)
 		return;
 	xp_strpool_free(&r->names);
-	free(r->sites);
-	free(r->bins);
-	free(r->direct);
-	free(r->leaks);
-	free(r->frames);
-	free(r->v);
-	free(r->e);
-	free(r->adj);
-	free(r);
+	XP_FREE(r->sites, r->bins, r->direct, r->leaks, r->frames, r->v, r->e,
+	        r->adj, r);
 }
 
 int xp_mpatrol_report_by_counts(const xp_mpatrol_report *r)

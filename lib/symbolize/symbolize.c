@@ -386,11 +386,7 @@ void xp_sym_free(xp_sym *s)
 		return;
 	if (s->abfd != NULL)
 		bfd_close(s->abfd);
-	free(s->syms);
-	free(s->tab);
-	free(s->code);
-	free(s->strtab);
-	free(s);
+	XP_FREE(s->syms, s->tab, s->code, s->strtab, s);
 }
 
 int xp_sym_big_endian(const xp_sym *s)
