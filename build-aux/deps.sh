@@ -40,7 +40,8 @@ ar binutils
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too.
+# the suite built by clang too; the gmon.out tests compare the function
+# coverage of a gcc -pg run with gcov's on the same program.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -62,6 +63,7 @@ go golang-go
 ninja ninja-build
 strace strace
 clang clang
+gcov gcc
 "
 
 # --- bench: the peers make bench measures each tool against ---

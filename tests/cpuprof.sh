@@ -15,7 +15,10 @@
 #    programs and tests/cpuprof/inline.c at -O0 and at -O2, where the
 #    frames of inlined calls count as google-pprof counts them; the merged
 #    file must give google-pprof and go tool pprof what they give for the
-#    two inputs at once; the conversion to feedback feeds xprof_diff.
+#    two inputs at once; the conversion to feedback feeds xprof_diff;
+#    its procedures' sums are google-pprof's flat samples, their entries
+#    the cumulative ones, and the never-run functions of the executable
+#    are there at 0 for xprof_tcov.
 #  - canonical sums: three runs merged in any order give the same bytes;
 #    real profiles too, and google-pprof --text prints for their sum what
 #    it printed before the sum was canonical
@@ -477,6 +480,42 @@ if "$MERGE" --feedback -e ./fibprog -o fb.profile run1.prof run2.prof \
 else
 	fail cpuprof-feedback "$(cat err)"
 fi
+# Sums are self cost: every procedure's sum in xprof_show of the feedback
+# is its flat samples in google-pprof's report (never its cumulative ones
+# added), and its entry, its first line, counts its cumulative samples.
+awk 'NF == 6 && $1 > 0 { print $6, $1 }' ours.txt | sort > flat.pp
+awk 'NF == 6 && $4 > 0 { print $6, $4 }' ours.txt | sort > cum.pp
+"$SHOW" -n 1000 fb.profile 2>err | sed -n '/^Hottest procedures/,/^$/p' |
+    awk 'NF == 5 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 == "./fibprog" {
+	print $5, $1 }' | sort > flat.ours
+"$TCOV" -q -x fb.profile -o /dev/null --lcov fb.info \
+    "$SRCDIR/../shared/realdata/src/fib.c" 2>>err
+awk -F '[:,]' '$1 == "FNDA" && $2 > 0 { print $3, $2 }' fb.info |
+    sort > cum.ours
+if [ -s flat.pp ] && cmp -s flat.pp flat.ours &&
+    join cum.pp cum.ours | awk '$2 != $3 { bad = 1 } END { exit bad }' &&
+    [ "$(join cum.pp cum.ours | wc -l)" -ge 5 ]; then
+	pass cpuprof-feedback-self-cost
+else
+	fail cpuprof-feedback-self-cost "$(cat err) $(diff flat.pp flat.ours |
+	    head -5) $(join -a 1 cum.pp cum.ours | head -8)"
+fi
+
+# Every function of the executable's text is there, never-run ones at 0:
+# covfns.c (tests/gmon) has five functions that its run never calls.
+if $XP_CC -O0 -g -o covprof "$SRCDIR/tests/gmon/covfns.c" \
+    -Wl,--no-as-needed -lprofiler 2>err &&
+    CPUPROFILE=$work/cov.prof ./covprof 3000000 >/dev/null 2>&1 &&
+    "$MERGE" --feedback -e ./covprof -o cov.profile cov.prof 2>err &&
+    "$TCOV" -q -x cov.profile -o /dev/null --lcov cov.info \
+        "$SRCDIR/tests/gmon/covfns.c" 2>>err &&
+    grep -qx 'FNF:9' cov.info && grep -qx 'FNDA:0,never_called' cov.info &&
+    grep -qx 'FNDA:0,never_static' cov.info; then
+	pass cpuprof-feedback-never-run
+else
+	fail cpuprof-feedback-never-run "$(cat err) $(grep FN cov.info)"
+fi
+
 "$DIFF" -e ./fibprog run1.prof run1.prof >/dev/null 2>err
 s1=$?
 # Two runs may well give the same few samples; run1 against the sum of

@@ -411,6 +411,12 @@ char *xp_sym_demangle(const xp_sym *s, const char *name);
  * with *cls set when out of memory.
  */
 char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
+/*
+ * The functions of s's text, by address, as the conversions to feedback
+ * list them (symbolize/functions.c gives the rule): *out, which the
+ * caller frees, gets *n pointers to symbols of s.
+ */
+xp_err xp_sym_functions(const xp_sym *s, const xp_symbol ***out, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
