@@ -354,6 +354,10 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	c.unknown = c.p->hdr[2] == 1 ? "[java]" : "[unknown]";
 	if ((err = xp_cp_analyze(c.p, o->exe, 1, &c.an)) != XP_E_OK)
 		return err;
+	if ((err = xp_cp_offset_names(c.p, &c.an)) != XP_E_OK) {
+		xp_cp_an_free(&c.an);
+		return err;
+	}
 	err = XP_E_NOMEM;
 	c.pr = calloc(c.an.na ? c.an.na : 1, sizeof *c.pr);
 	c.pix = malloc((c.an.na ? c.an.na : 1) * sizeof *c.pix);
