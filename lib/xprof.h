@@ -647,7 +647,10 @@ typedef struct xp_prof xp_prof;
 typedef struct {
 	/* An executable or shared object that the profile belongs to, or
 	 * NULL: modules take byte order and word size from it, and
-	 * symbolize with it. */
+	 * symbolize with it.  The profile read is compared with it (the
+	 * format's man page, THE EXECUTABLE): warnings say what does not
+	 * fit, and XP_E_INVAL when no PC of the profile falls inside one
+	 * of its functions. */
 	const char *exe;
 	/* A layout forced by the user, in the module's own syntax (see its
 	 * man page), or NULL to detect it. */
