@@ -8,7 +8,8 @@
 #    xprof_show itself are refused by every tool that takes -e, with no
 #    output file; a build with one function more before the others (the
 #    same file name) warns that the return addresses follow no call, one
-#    with a function of several pages more that the code segment differs;
+#    with a function of several pages more that the code segment differs,
+#    naming the build id that readelf -n reads;
 #  - without -e, the conversion to feedback names PCs by file and offset:
 #    a run compared with itself loaded 16 MiB higher is the same, two runs
 #    share their procedures, and no procedure is named by an address;
@@ -115,6 +116,14 @@ else
 		    "$SHOW" -e b2/fibprog run1.prof
 		warns exe-cpuprof-build-segment "run1.prof: warning: the profile maps $work/fibprog at .* but the code segment of b3/fibprog \(build id [0-9a-f]+\) is 0x[0-9a-f]+ bytes" \
 		    "$SHOW" -e b3/fibprog run1.prof
+		# The build id is the one readelf -n reads.
+		id=$(readelf -n b3/fibprog 2>/dev/null |
+		    awk '/Build ID:/ { print $3; exit }')
+		if [ -n "$id" ] && grep -q "(build id $id)" err; then
+			pass exe-cpuprof-build-id
+		else
+			fail exe-cpuprof-build-id "readelf says '$id': $(head -2 err)"
+		fi
 	else
 		fail exe-cpuprof-build "$(cat err)"
 	fi

@@ -84,12 +84,6 @@ static xp_err intern_pc(symctx *c, uint64_t addr, uint32_t *id)
 	return intern(c->sp, buf, id);
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s != NULL ? s + 1 : p;
-}
-
 /* The symbols of path (pprof's /usr/lib/debug copy first), cached;
  * NULL when out of memory. */
 static objent *obj_open(symctx *c, const char *path)
@@ -567,9 +561,7 @@ static xp_err symbolize_native(anstate *s)
 		if (!xp_cp_map_exec(m) || m->path[0] == '\0')
 			continue;
 		if (!xp_cp_is_shlib(m->path) &&
-		    !(have_exe && (strcmp(m->path, s->exereal) == 0 ||
-		                   strcmp(base_name(m->path),
-		                          base_name(s->exereal)) == 0)))
+		    !(have_exe && xp_cp_is_exe_map(m, s->exereal)))
 			continue;
 		libs[nlib++] = (libent){m->path, m->start, m->end,
 		                        m->offset, 0};
