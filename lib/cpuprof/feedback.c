@@ -472,7 +472,8 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	c.exe = o->exe;
 	if ((err = xp_cp_analyze(c.p, o->exe, 1, &c.an)) != XP_E_OK)
 		return err;
-	if ((err = gather_text(&c)) != XP_E_OK)
+	if ((err = xp_cp_offset_names(c.p, &c.an)) != XP_E_OK ||
+	    (err = gather_text(&c)) != XP_E_OK)
 		goto out;
 	err = XP_E_NOMEM;
 	c.pr = calloc(c.an.na + c.ntx + 1, sizeof *c.pr);

@@ -95,33 +95,6 @@ static xp_err intern_pc(symctx *c, uint64_t addr, uint32_t *id)
 	return intern(c->sp, buf, id);
 }
 
-/* The path with pprof's library suffix: ".so" then ".N" groups. */
-static int is_shlib(const char *path)
-{
-	const char *p = path;
-
-	while ((p = strstr(p, ".so")) != NULL) {
-		const char *q = p + 3;
-		if (*q == '\0')
-			return 1;
-		while (*q == '.' && q[1] >= '0' && q[1] <= '9') {
-			q++;
-			while (*q >= '0' && *q <= '9')
-				q++;
-		}
-		if (*q == '\0' && q != p + 3)
-			return 1;
-		p += 3;
-	}
-	return 0;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s != NULL ? s + 1 : p;
-}
-
 /* The symbols of path (pprof's /usr/lib/debug copy first), cached;
  * NULL when out of memory. */
 static objent *obj_open(symctx *c, const char *path)
@@ -732,14 +705,12 @@ static xp_err symbolize_native(anstate *s)
 		const xp_cpuprof_map *m = &p->maps[i];
 		if (!xp_cp_map_exec(m) || m->path[0] == '\0')
 			continue;
-		if (!is_shlib(m->path) &&
-		    !(have_exe && (strcmp(m->path, s->exereal) == 0 ||
-		                   strcmp(base_name(m->path),
-		                          base_name(s->exereal)) == 0)))
+		if (!xp_cp_is_shlib(m->path) &&
+		    !(have_exe && xp_cp_is_exe_map(m, s->exereal)))
 			continue;
 		libs[nlib++] = (libent){m->path, m->start, m->end,
 		                        m->offset, 0};
-		if (have_exe && !is_shlib(m->path))
+		if (have_exe && !xp_cp_is_shlib(m->path))
 			libs[nlib - 1].path = exe;
 	}
 	for (size_t i = 0; i < s->an->na && err == XP_E_OK; i++) {
