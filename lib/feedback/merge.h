@@ -473,6 +473,14 @@ int xp_merge_same_recs(const unsigned char *a, const unsigned char *b,
                        uint32_t n, size_t size, int ignore_counter);
 /* Adds zeros to every counter of p (a procedure loaded, not run). */
 void xp_merge_add_zeros(xp_merger *m, aproc *p);
+/* The object file of path (a pool id) in *out, made with compilation c
+ * and input src (names pool) when absent; a second object file of objfd
+ * data is refused, in a message under name. */
+xp_err xp_merge_get_objfile(xp_merger *m, uint32_t path, comp c, uint32_t src,
+                            const char *name, xp_diags *d, uint32_t *out);
+/* A program's OBJREF and COMDAT_PROC, each kept once. */
+xp_err xp_merge_prog_objref(aprog *g, uint32_t r);
+xp_err xp_merge_prog_comdat(aprog *g, pair pp);
 
 /* Adding an input record by record (merge_add.c, merge_lines.c). */
 void xp_merge_set_weight(xp_merger *m, double weight);

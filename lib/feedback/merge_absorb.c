@@ -97,26 +97,11 @@ static xp_err absorb_objfiles(absorb *a, xp_diags *d)
 		return XP_E_NOMEM;
 	for (uint32_t i = 0; i < f->nof; i++) {
 		const aobj *fo = &f->of[i];
-		uint32_t path = a->sid[fo->path];
-		uint32_t k = m->of_by_str[path];
-		if (k == NONE) {
-			if (m->type == XP_DT_OBJFD && m->nof > 0)
-				return xp_diag_file(
-					d, XP_E_INVAL,
-					xp_strpool_str(&f->names, fo->src),
-					"objfd data of %s cannot be merged with "
-					"objfd data of %s from %s",
-					xp_strpool_str(&m->str, path),
-					xp_strpool_str(&m->str, m->of[0].path),
-					m->first_name);
-			if ((err = GROW(m->of, m->ofcap, m->nof + 1)))
-				return err;
-			k = m->nof++;
-			m->of_by_str[path] = k;
-			m->of[k] = (aobj){.path = path, .c = fo->c,
-			                  .src = a->nid[fo->src],
-			                  .first = NONE, .last = NONE};
-		}
+		uint32_t k;
+		if ((err = xp_merge_get_objfile(
+			     m, a->sid[fo->path], fo->c, a->nid[fo->src],
+			     xp_strpool_str(&f->names, fo->src), d, &k)))
+			return err;
 		aobj *o = &m->of[k];
 		if (cmp_comp(&fo->c, &o->c) > 0) {
 			o->c = fo->c;
@@ -360,27 +345,13 @@ static xp_err absorb_programs(absorb *a)
 		}
 		aprog *g = &m->pg[gi];
 		g->stats |= fg->stats;
-		for (uint32_t k = 0; k < fg->nref; k++) {
-			uint32_t r = a->sid[fg->refs[k]], j;
-			for (j = 0; j < g->nref && g->refs[j] != r; j++)
-				;
-			if (j == g->nref) {
-				if ((err = GROW(g->refs, g->rcap, g->nref + 1)))
-					return err;
-				g->refs[g->nref++] = r;
-			}
-		}
+		for (uint32_t k = 0; k < fg->nref; k++)
+			if ((err = xp_merge_prog_objref(g, a->sid[fg->refs[k]])))
+				return err;
 		for (uint32_t k = 0; k < fg->ncd; k++) {
 			pair pp = {a->sid[fg->cds[k].a], a->sid[fg->cds[k].b]};
-			uint32_t j;
-			for (j = 0; j < g->ncd; j++)
-				if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
-					break;
-			if (j == g->ncd) {
-				if ((err = GROW(g->cds, g->ccap, g->ncd + 1)))
-					return err;
-				g->cds[g->ncd++] = pp;
-			}
+			if ((err = xp_merge_prog_comdat(g, pp)))
+				return err;
 		}
 	}
 	return XP_E_OK;

@@ -603,15 +603,11 @@ static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
 	return XP_E_OK;
 }
 
-static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
-                          const char *name, xp_diags *d)
+xp_err xp_merge_get_objfile(xp_merger *m, uint32_t path, comp c, uint32_t src,
+                            const char *name, xp_diags *d, uint32_t *out)
 {
-	xp_objfile io;
-	xp_err err;
-	xp_fb_objfile(in, i, &io);
-	uint32_t path = m->smap[io.path];
 	uint32_t ofi = m->of_by_str[path];
-	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
+	xp_err err;
 	if (ofi == NONE) {
 		if (m->type == XP_DT_OBJFD && m->nof > 0)
 			return xp_diag_file(d, XP_E_INVAL, name,
@@ -624,13 +620,24 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 			return err;
 		ofi = m->nof++;
 		m->of_by_str[path] = ofi;
-		aobj *o = &m->of[ofi];
-		memset(o, 0, sizeof *o);
-		o->path = path;
-		o->c = ic;
-		o->src = m->cur_name;
-		o->first = o->last = NONE;
+		m->of[ofi] = (aobj){.path = path, .c = c, .src = src,
+		                    .first = NONE, .last = NONE};
 	}
+	*out = ofi;
+	return XP_E_OK;
+}
+
+static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
+                          const char *name, xp_diags *d)
+{
+	xp_objfile io;
+	xp_err err;
+	xp_fb_objfile(in, i, &io);
+	uint32_t ofi;
+	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
+	if ((err = xp_merge_get_objfile(m, m->smap[io.path], ic, m->cur_name,
+	                                name, d, &ofi)))
+		return err;
 	aobj *o = &m->of[ofi];
 	if (cmp_comp(&ic, &o->c) > 0) {
 		o->c = ic;
@@ -698,6 +705,31 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 	return XP_E_OK;
 }
 
+xp_err xp_merge_prog_objref(aprog *g, uint32_t r)
+{
+	uint32_t j;
+	for (j = 0; j < g->nref && g->refs[j] != r; j++)
+		;
+	if (j < g->nref)
+		return XP_E_OK;
+	if (GROW(g->refs, g->rcap, g->nref + 1))
+		return XP_E_NOMEM;
+	g->refs[g->nref++] = r;
+	return XP_E_OK;
+}
+
+xp_err xp_merge_prog_comdat(aprog *g, pair pp)
+{
+	uint32_t j;
+	for (j = 0; j < g->ncd; j++)
+		if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
+			return XP_E_OK;
+	if (GROW(g->cds, g->ccap, g->ncd + 1))
+		return XP_E_NOMEM;
+	g->cds[g->ncd++] = pp;
+	return XP_E_OK;
+}
+
 static xp_err add_program(xp_merger *m, const xp_fb *in, uint32_t i)
 {
 	xp_program ip;
@@ -719,30 +751,16 @@ static xp_err add_program(xp_merger *m, const xp_fb *in, uint32_t i)
 		xp_fb_stat(in, ip.first_stat + s, &st);
 		g->stats |= st.kind == XP_STAT_MAX ? STB_MAX : STB_SUM;
 	}
-	for (uint32_t k = 0; k < ip.n_objrefs; k++) {
-		uint32_t r = m->smap[xp_fb_objref(in, ip.first_objref + k)];
-		uint32_t j;
-		for (j = 0; j < g->nref && g->refs[j] != r; j++)
-			;
-		if (j < g->nref)
-			continue;
-		if ((err = GROW(g->refs, g->rcap, g->nref + 1)))
+	for (uint32_t k = 0; k < ip.n_objrefs; k++)
+		if ((err = xp_merge_prog_objref(
+			     g, m->smap[xp_fb_objref(in, ip.first_objref + k)])))
 			return err;
-		g->refs[g->nref++] = r;
-	}
 	for (uint32_t k = 0; k < ip.n_comdats; k++) {
 		xp_comdat cd;
 		xp_fb_comdat(in, ip.first_comdat + k, &cd);
 		pair pp = {m->smap[cd.proc], m->smap[cd.objfile]};
-		uint32_t j;
-		for (j = 0; j < g->ncd; j++)
-			if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
-				break;
-		if (j < g->ncd)
-			continue;
-		if ((err = GROW(g->cds, g->ccap, g->ncd + 1)))
+		if ((err = xp_merge_prog_comdat(g, pp)))
 			return err;
-		g->cds[g->ncd++] = pp;
 	}
 	return XP_E_OK;
 }
