@@ -67,6 +67,24 @@ typedef struct {
 	uint64_t count;
 } xp_tcov_func;
 
+/*
+ * One branch: an outgoing edge of a block that has two or more outgoing
+ * edges (a decision), placed at the line where the block ends, that of
+ * its last source mapping tuple.  Only procedures' control flow graphs
+ * give branches (SRCFILE sections hold no edges).  The same branch of a
+ * procedure compiled into several object files is one branch whose
+ * counts are summed.
+ */
+typedef struct {
+	uint32_t line;
+	const char *proc;
+	uint32_t block;        /* the deciding block's id */
+	uint32_t edge;         /* the edge among the block's outgoing edges,
+	                          from 0 in the procedure's edge order */
+	uint64_t block_count;  /* times the deciding block ran */
+	uint64_t count;        /* times the edge was taken */
+} xp_tcov_branch;
+
 /* One source location of one block, as a tcovsd SRCLINE records it. */
 typedef struct {
 	uint32_t line, col;
@@ -88,6 +106,9 @@ typedef struct {
 	/* Every (line, col, block), by line, col, then block order. */
 	size_t n_locs;
 	const xp_tcov_loc *locs;
+	/* Branches, by line, procedure, block, edge; taken: count > 0. */
+	size_t n_branches, n_branches_hit;
+	const xp_tcov_branch *branches;
 } xp_tcov_file;
 
 /*

@@ -460,6 +460,116 @@ out:
 	xp_diags_free(d);
 }
 
+/* The branches of f's line (at most 4), as "block.edge:count/block_count"
+ * joined by spaces, into buf. */
+static const char *branches_at(const xp_tcov_file *f, uint32_t line,
+                               char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < f->n_branches; i++) {
+		const xp_tcov_branch *b = &f->branches[i];
+		if (b->line != line)
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s:%u.%u:%llu/%llu",
+		                       at ? " " : "", b->proc, b->block, b->edge,
+		                       (unsigned long long)b->count,
+		                       (unsigned long long)b->block_count);
+		if (at >= len)
+			break;
+	}
+	return buf;
+}
+
+/*
+ * A block with two out-edges on /c.c line 12 in two object files (their
+ * counts summed), whose last tuple is in /h.h for the second, and a
+ * block with a single out-edge (no branch).
+ */
+static const char branch_text[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 2 0 0 0\n"
+	"OBJFILE:/o.o 1 0 0 1 0x1 1\n"
+	"PROC: h 0x4 2 0 0 1 4 3 4\n"
+	"1 7\n"     /* B1 */
+	"2 3\n"     /* E1: B1 -> B2 */
+	"B1: 1\nB2: 0\nB3: 0\nB4: 0\n"
+	"E1 2 B1 B2\nE2 0 B1 B3\nE3 0 B2 B4\n"
+	"S1: B1 10 /c.c\nS2: B1 12\nS3: B2 13\nS4: B3 14\n"
+	"OBJFILE:/p.o 1 0 0 1 0x1 2\n"
+	"PROC: h 0x4 2 0 0 1 4 3 5\n"
+	"1 2\n"
+	"2 2\n"
+	"B1: 1\nB2: 0\nB3: 0\nB4: 0\n"
+	"E1 2 B1 B2\nE2 0 B1 B3\nE3 0 B2 B4\n"
+	"S1: B1 10 /c.c\nS2: B1 12\nS3: B2 13\nS4: B3 14\n"
+	"S5: B1 3 /h.h\n";
+
+static void test_branches(void)
+{
+	char buf[200];
+	/* The loop of flow_text with a counter on E3: B2 (line 2) goes to
+	 * B3 (E2, 20) or B4 (E3, 5); B5 (line 5) to B6 (E6, 5) or back to
+	 * B2 (E7, 20). */
+	char *t = strdup(flow_text);
+	char *p = t ? strstr(t, "E3 0 B2 B4") : NULL;
+	xp_tcov *c;
+	const xp_tcov_file *f;
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	p[3] = '1';
+	c = cov_of(t);
+	free(t);
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_EQ(f->n_branches, 4);
+	CHECK_EQ(f->n_branches_hit, 4);
+	CHECK_STR(branches_at(f, 2, buf, sizeof buf), "f:2.0:20/25 f:2.1:5/25");
+	CHECK_STR(branches_at(f, 5, buf, sizeof buf), "f:5.0:5/25 f:5.1:20/25");
+	CHECK_STR(branches_at(f, 1, buf, sizeof buf), "");
+	xp_tcov_free(c);
+
+	/* The back edge of loop_entry_text: B2 -> B1 9 times, B3 once. */
+	c = cov_of(loop_entry_text);
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(branches_at(f, 2, buf, sizeof buf), "g:2.0:9/10 g:2.1:1/10");
+	xp_tcov_free(c);
+
+	/* /o.o: B1 7, E1 3, E2 4; /p.o: B1 2, E1 2, E2 0 and its B1 ends in
+	 * /h.h.  Line 12 of /c.c: /o.o's only. */
+	c = cov_of(branch_text);
+	if (!c)
+		return;
+	CHECK_EQ(xp_tcov_n_files(c), 2);
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(f->path, "/c.c");
+	CHECK_STR(branches_at(f, 12, buf, sizeof buf), "h:1.0:3/7 h:1.1:4/7");
+	CHECK_EQ(f->n_branches, 2);
+	f = xp_tcov_file_at(c, 1);
+	CHECK_STR(f->path, "/h.h");
+	CHECK_STR(branches_at(f, 3, buf, sizeof buf), "h:1.0:2/2 h:1.1:0/2");
+	CHECK_EQ(f->n_branches_hit, 1);
+	xp_tcov_free(c);
+
+	/* The same branch of two object files is one, counts summed. */
+	t = strdup(branch_text);
+	p = t ? strstr(t, "S5: B1 3 /h.h\n") : NULL;
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	*p = '\0';
+	c = cov_of(t);
+	free(t);
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(branches_at(f, 12, buf, sizeof buf), "h:1.0:5/9 h:1.1:4/9");
+	xp_tcov_free(c);
+}
+
 static void test_data(void)
 {
 	static const char *const dirs[] = {"tests/data/text", "tests/data/db",
@@ -489,6 +599,7 @@ int main(void)
 {
 	RUN(test_flow);
 	RUN(test_loop_entry);
+	RUN(test_branches);
 	RUN(test_lines);
 	RUN(test_funcs);
 	RUN(test_combine);

@@ -1,0 +1,30 @@
+/*
+ * feedback/tcov_int.h - what the files of the coverage (tcov.c, the
+ * union of coverages in tcov_union.c, the reported sources and their
+ * exports in tcov_src.c and tcov_export.c) share: the coverage's layout.
+ */
+#ifndef XP_TCOV_INT_H
+#define XP_TCOV_INT_H
+
+#include "base/internal.h"
+#include "xprof_tcov.h"
+
+/* Every string of the coverage lives in sp; each table holds the rows of
+ * every file, a file's rows being consecutive. */
+struct xp_tcov {
+	xp_strpool sp;
+	size_t n_files;
+	xp_tcov_file *files;
+	xp_tcov_block *blocks;
+	xp_tcov_line *lines;
+	xp_tcov_func *funcs;
+	xp_tcov_loc *locs;
+	xp_tcov_branch *branches;
+};
+
+static inline uint64_t xp_tcov_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+#endif /* XP_TCOV_INT_H */
