@@ -1234,6 +1234,12 @@ static int cmp_top(const void *a, const void *b)
 xp_err xp_tcov_top(const xp_tcov_file *f, size_t n, size_t **out,
                    size_t *count)
 {
+	return xp_tcov_top_in(f, NULL, n, out, count);
+}
+
+xp_err xp_tcov_top_in(const xp_tcov_file *f, const unsigned char *in,
+                      size_t n, size_t **out, size_t *count)
+{
 	uint64_t *v = calloc(f->n_blocks ? f->n_blocks * 2 : 1, sizeof *v);
 	size_t k = 0;
 	*out = NULL;
@@ -1241,7 +1247,7 @@ xp_err xp_tcov_top(const xp_tcov_file *f, size_t n, size_t **out,
 	if (!v)
 		return XP_E_NOMEM;
 	for (size_t i = 0; i < f->n_blocks; i++) {
-		if (f->blocks[i].count == 0)
+		if (f->blocks[i].count == 0 || (in && !in[i]))
 			continue;
 		v[2 * k] = f->blocks[i].count;
 		v[2 * k + 1] = i;

@@ -27,4 +27,8 @@ static inline uint64_t xp_tcov_sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* xp_tcov_top() over the blocks i of f with in[i] set (in NULL: all). */
+xp_err xp_tcov_top_in(const xp_tcov_file *f, const unsigned char *in,
+                      size_t n, size_t **out, size_t *count);
+
 #endif /* XP_TCOV_INT_H */
