@@ -125,8 +125,10 @@ static uint32_t scan(const char *text, size_t len, unsigned char *excl,
 		at = end + 1;
 	}
 	if (excl) {
-		region_end(&lines, name, d);
-		region_end(&brs, name, d);
+		/* By line, as the other warnings come. */
+		int brs_first = brs.open && (!lines.open || brs.open < lines.open);
+		region_end(brs_first ? &brs : &lines, name, d);
+		region_end(brs_first ? &lines : &brs, name, d);
 	}
 	return n;
 }
