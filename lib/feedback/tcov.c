@@ -439,15 +439,6 @@ static int cmp_fblock(const void *a, const void *b)
 	return 0;
 }
 
-static int cmp_loc(const void *a, const void *b)
-{
-	const xp_tcov_loc *x = a, *y = b;
-	CMP(x->line, y->line);
-	CMP(x->col, y->col);
-	CMP(x->block, y->block);
-	return 0;
-}
-
 /* A procedure of a file: (objfile, proc) first, then merged by name. */
 typedef struct {
 	uint32_t proc, objfile, line, entry;
@@ -535,7 +526,7 @@ static void put_locs(xp_tcov *c, const raw *r, size_t n, const uint32_t *pos,
 		locs[i].col = r[i].col;
 		locs[i].block = pos[k];
 	}
-	xp_qsort(locs, n, sizeof *locs, cmp_loc);
+	xp_qsort(locs, n, sizeof *locs, xp_tcov_cmp_loc);
 	f->locs = locs;
 	f->n_locs = n;
 	*nloc_at += n;

@@ -27,6 +27,19 @@ static inline uint64_t xp_tcov_sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* Locations by line, column, then block. */
+static inline int xp_tcov_cmp_loc(const void *a, const void *b)
+{
+	const xp_tcov_loc *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return 0;
+}
+
 /* xp_tcov_top() over the blocks i of f with in[i] set (in NULL: all). */
 xp_err xp_tcov_top_in(const xp_tcov_file *f, const unsigned char *in,
                       size_t n, size_t **out, size_t *count);

@@ -127,15 +127,6 @@ static xp_err union_blocks(ustate *st, const member *m, size_t nm,
 	return XP_E_OK;
 }
 
-static int cmp_loc(const void *a, const void *b)
-{
-	const xp_tcov_loc *x = a, *y = b;
-	CMP(x->line, y->line);
-	CMP(x->col, y->col);
-	CMP(x->block, y->block);
-	return 0;
-}
-
 /* The file's locations, the members' with their blocks mapped. */
 static void union_locs(ustate *st, const member *m, size_t nm,
                        xp_tcov_file *out)
@@ -150,11 +141,11 @@ static void union_locs(ustate *st, const member *m, size_t nm,
 		}
 		boff += m[i].f->n_blocks;
 	}
-	xp_qsort(locs, n, sizeof *locs, cmp_loc);
+	xp_qsort(locs, n, sizeof *locs, xp_tcov_cmp_loc);
 	out->locs = locs;
 	out->n_locs = 0;
 	for (size_t i = 0; i < n; i++)
-		if (out->n_locs == 0 || cmp_loc(&locs[out->n_locs - 1], &locs[i]))
+		if (out->n_locs == 0 || xp_tcov_cmp_loc(&locs[out->n_locs - 1], &locs[i]))
 			locs[out->n_locs++] = locs[i];
 	st->nloc_at += out->n_locs;
 }

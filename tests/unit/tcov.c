@@ -3,7 +3,8 @@
  * block counts worked out from edge counters, the line rules (leaders,
  * first block, nearest block above), the largest count winning, the
  * merging of procedures by name, the tcovsd round trip, the combination
- * of run time and compilation data, top blocks and path matching.
+ * of run time and compilation data, top blocks, path matching, branches
+ * from the edges and the union of several coverages.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -38,6 +39,23 @@ static xp_tcov *cov_of(const char *text)
 	CHECK_EQ(xp_tcov_new(fb, "t", &c, d), XP_E_OK);
 	xp_diags_free(d);
 	xp_fb_free(fb);
+	return c;
+}
+
+/* The coverage of text with one byte changed: that at offset off from
+ * the first occurrence of needle becomes ch ('\0': the text ends there). */
+static xp_tcov *cov_of_patched(const char *text, const char *needle,
+                               size_t off, char ch)
+{
+	char *t = strdup(text);
+	char *p = t ? strstr(t, needle) : NULL;
+	xp_tcov *c = NULL;
+	CHECK(p != NULL);
+	if (p) {
+		p[off] = ch;
+		c = cov_of(t);
+	}
+	free(t);
 	return c;
 }
 
@@ -113,15 +131,7 @@ static void test_flow(void)
 	/* With a counter on E3 too (counter 1, value 5), the loop closes:
 	 * B2 = E2 + E3 = 25, E7 = B2 - E1 = 20, B4 = E3 = 5, E5 = 5,
 	 * B5 = E4 + E5 = 25 (= E6 + E7). */
-	char *t = strdup(flow_text);
-	char *p = t ? strstr(t, "E3 0 B2 B4") : NULL;
-	CHECK(p != NULL);
-	if (p)
-		p[3] = '1';
-	if (!t)
-		return;
-	c = cov_of(t);
-	free(t);
+	c = cov_of_patched(flow_text, "E3 0 B2 B4", 3, '1');
 	if (!c)
 		return;
 	f = xp_tcov_file_at(c, 0);
@@ -510,16 +520,8 @@ static void test_branches(void)
 	/* The loop of flow_text with a counter on E3: B2 (line 2) goes to
 	 * B3 (E2, 20) or B4 (E3, 5); B5 (line 5) to B6 (E6, 5) or back to
 	 * B2 (E7, 20). */
-	char *t = strdup(flow_text);
-	char *p = t ? strstr(t, "E3 0 B2 B4") : NULL;
-	xp_tcov *c;
+	xp_tcov *c = cov_of_patched(flow_text, "E3 0 B2 B4", 3, '1');
 	const xp_tcov_file *f;
-	CHECK(p != NULL);
-	if (!p)
-		return;
-	p[3] = '1';
-	c = cov_of(t);
-	free(t);
 	if (!c)
 		return;
 	f = xp_tcov_file_at(c, 0);
@@ -555,19 +557,71 @@ static void test_branches(void)
 	xp_tcov_free(c);
 
 	/* The same branch of two object files is one, counts summed. */
-	t = strdup(branch_text);
-	p = t ? strstr(t, "S5: B1 3 /h.h\n") : NULL;
-	CHECK(p != NULL);
-	if (!p)
-		return;
-	*p = '\0';
-	c = cov_of(t);
-	free(t);
+	c = cov_of_patched(branch_text, "S5: B1 3 /h.h\n", 0, '\0');
 	if (!c)
 		return;
 	f = xp_tcov_file_at(c, 0);
 	CHECK_STR(branches_at(f, 12, buf, sizeof buf), "h:1.0:5/9 h:1.1:4/9");
 	xp_tcov_free(c);
+}
+
+/* A tcovsd text of /a.c: block B1 of f in object file obj, count n, at
+ * line 10, and B2 at line 12 (count m) when m is not negative. */
+static xp_tcov *srcdata(const char *obj, int n, int m)
+{
+	char t[400];
+	snprintf(t, sizeof t,
+	         "PROFILE-FEEDBACK-DATA: 4.4 0 0 0 1 tcovsd\n"
+	         "SRCFILE: /a.c %d\nSRCLINE: 10:1 1\nB1 %d f:%s\n", m < 0 ? 1 : 2,
+	         n, obj);
+	if (m >= 0)
+		snprintf(t + strlen(t), sizeof t - strlen(t),
+		         "SRCLINE: 12:1 1\nB2 %d f:%s\n", m, obj);
+	return cov_of(t);
+}
+
+static void test_union(void)
+{
+	/* One build in two runs: its blocks are the same, counts summed;
+	 * line 12 ran in the second only. */
+	xp_tcov *v[3] = {srcdata("/o1.o", 5, 0), srcdata("/o1.o", 3, 4),
+	                 srcdata("/o2.o", 7, -1)};
+	xp_tcov *u = NULL;
+	const xp_tcov_file *f;
+	if (!v[0] || !v[1] || !v[2])
+		goto out;
+	CHECK_EQ(xp_tcov_union((const xp_tcov *const *)v, 2, &u), XP_E_OK);
+	if (!u)
+		goto out;
+	CHECK_EQ(xp_tcov_n_files(u), 1);
+	f = xp_tcov_file_at(u, 0);
+	CHECK_EQ(f->n_blocks, 2);
+	CHECK_EQ_U64(block_count(f, "f", 1), 8);
+	CHECK_EQ_U64(block_count(f, "f", 2), 4);
+	CHECK_EQ(f->n_lines, 2);
+	CHECK_EQ(f->n_lines_hit, 2);
+	CHECK_EQ_U64(line_of(f, 12)->max, 4);
+	CHECK_EQ(f->n_funcs, 1);
+	CHECK_EQ_U64(f->funcs[0].count, 8);
+	xp_tcov_free(u);
+	u = NULL;
+
+	/* Another build's block on the same line stays apart, and the
+	 * line's counts are the sums (lcov -a), not the largest block's. */
+	CHECK_EQ(xp_tcov_union((const xp_tcov *const *)v + 1, 2, &u), XP_E_OK);
+	if (!u)
+		goto out;
+	f = xp_tcov_file_at(u, 0);
+	CHECK_EQ(f->n_blocks, 3);
+	CHECK_EQ(line_of(f, 10)->n_blocks, 2);
+	CHECK_EQ(line_of(f, 10)->n_leaders, 2);
+	CHECK_EQ_U64(line_of(f, 10)->max, 10);
+	CHECK_EQ_U64(line_of(f, 10)->count, 10);
+	CHECK_EQ_U64(f->sum, 3 + 4 + 7);
+out:
+	xp_tcov_free(u);
+	for (int i = 0; i < 3; i++)
+		xp_tcov_free(v[i]);
 }
 
 static void test_data(void)
@@ -600,6 +654,7 @@ int main(void)
 	RUN(test_flow);
 	RUN(test_loop_entry);
 	RUN(test_branches);
+	RUN(test_union);
 	RUN(test_lines);
 	RUN(test_funcs);
 	RUN(test_combine);
