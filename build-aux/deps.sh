@@ -36,7 +36,8 @@ ar binutils
 # patches binary files (od, dd), inspects the library's symbols (nm,
 # objdump), drops a symbol from a test program (objcopy), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
-# renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
+# renders the lcov tracefiles of xprof_tcov and xmllint validates its
+# Cobertura and SonarQube exports; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
@@ -56,6 +57,7 @@ objdump binutils
 objcopy binutils
 awk mawk
 genhtml lcov
+xmllint libxml2-utils
 google-pprof google-perftools
 c++ g++
 /usr/include/gperftools/profiler.h libgoogle-perftools-dev
