@@ -31,6 +31,7 @@ flex flex
 bison bison
 ar binutils
 /usr/include/bfd.h binutils-dev
+/usr/include/zlib.h zlib1g-dev
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
@@ -40,7 +41,8 @@ ar binutils
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too.
+# the suite built by clang too; callgrind_annotate reads xprof_show's
+# callgrind exports.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -61,6 +63,7 @@ go golang-go
 ninja ninja-build
 strace strace
 clang clang
+callgrind_annotate valgrind
 "
 
 # --- bench: the peers make bench measures each tool against ---

@@ -52,6 +52,11 @@ xp_err xp_gmon_merge(void **acc, const void *in, double weight,
 xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
 
+/* The module's export entry (export.c). */
+xp_err xp_gmon_export(const void *m, xp_export_kind k,
+                      const xp_export_opts *o, const char *name, xp_xs *x,
+                      xp_diags *d);
+
 /* The module's report entry (report.c). */
 xp_err xp_gmon_report_new(const void *m, const xp_report_opts *o,
                       const char *name, void **handle, const void **model,
