@@ -70,6 +70,12 @@ static xp_err fold(const xp_xs *x, const stack *s, xp_buf *b)
 	return xp_buf_append(b, num, (size_t)n) ? XP_E_NOMEM : XP_E_OK;
 }
 
+xp_err xp_xs_no_stacks(const char *what, const char *name, xp_diags *d)
+{
+	return xp_diag_file(d, XP_E_INVAL, name, "%s has no call stacks to "
+	                    "fold", what);
+}
+
 xp_err xp_xs_folded(const xp_xs *x, const char *name, xp_wbuf *w,
                     xp_diags *d)
 {
@@ -81,8 +87,7 @@ xp_err xp_xs_folded(const xp_xs *x, const char *name, xp_wbuf *w,
 	xp_err err = XP_E_NOMEM;
 
 	if (!x->stacks)
-		return xp_diag_file(d, XP_E_INVAL, name, "%s has no call stacks "
-		                    "to fold", x->what);
+		return xp_xs_no_stacks(x->what, name, d);
 	if ((st = malloc((x->ns ? x->ns : 1) * sizeof *st)) == NULL)
 		return XP_E_NOMEM;
 	for (size_t i = 0; i < x->ns; i++)

@@ -129,6 +129,10 @@ xp_err xp_xs_round(const double *w, size_t n, uint64_t *out);
 xp_err xp_fb_export(const xp_fb *fb, const char *type, const char *unit,
                     const char *event, xp_xs *x);
 
+/* The refusal of folded stacks for a profile (what: "a DCPI profile")
+ * that has no call stacks. */
+xp_err xp_xs_no_stacks(const char *what, const char *name, xp_diags *d);
+
 /* The writers: each appends the whole export to w, or refuses (with a
  * diagnostic naming name) what x has no data for. */
 xp_err xp_xs_folded(const xp_xs *x, const char *name, xp_wbuf *w,
