@@ -105,14 +105,10 @@ static xp_err functions(cg *g)
 
 static xp_err add(cg *g, const cost *c)
 {
-	if (g->nc == g->cap) {
-		size_t nc = g->cap ? g->cap * 2 : 256;
-		cost *q = realloc(g->c, nc * sizeof *q);
-		if (q == NULL)
-			return XP_E_NOMEM;
-		g->c = q;
-		g->cap = nc;
-	}
+	xp_err err = xp_xs_grow(&g->c, g->nc, &g->cap, sizeof *g->c);
+
+	if (err != XP_E_OK)
+		return err;
 	g->c[g->nc++] = *c;
 	return XP_E_OK;
 }

@@ -7,8 +7,7 @@
 #include "export/xs.h"
 #include "registry/module.h"
 
-/* Makes room for one more element of size sz in *v (n used of *cap). */
-static xp_err grow(void *v, size_t n, size_t *cap, size_t sz)
+xp_err xp_xs_grow(void *v, size_t n, size_t *cap, size_t sz)
 {
 	void **pv = v;
 
@@ -56,10 +55,10 @@ xp_err xp_xs_loc_add(xp_xs *x, uint64_t addr, uint32_t obj,
 {
 	xp_err err;
 
-	if ((err = grow(&x->loc, x->nloc, &x->loccap, sizeof *x->loc)) != 0)
+	if ((err = xp_xs_grow(&x->loc, x->nloc, &x->loccap, sizeof *x->loc)) != 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		if ((err = grow(&x->ln, x->nln, &x->lncap, sizeof *x->ln)) != 0)
+		if ((err = xp_xs_grow(&x->ln, x->nln, &x->lncap, sizeof *x->ln)) != 0)
 			return err;
 		x->ln[x->nln++] = lines[i];
 	}
@@ -87,10 +86,10 @@ xp_err xp_xs_sample_add(xp_xs *x, const size_t *locs, size_t n,
 {
 	xp_err err;
 
-	if ((err = grow(&x->s, x->ns, &x->scap, sizeof *x->s)) != 0)
+	if ((err = xp_xs_grow(&x->s, x->ns, &x->scap, sizeof *x->s)) != 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		if ((err = grow(&x->stk, x->nstk, &x->stkcap,
+		if ((err = xp_xs_grow(&x->stk, x->nstk, &x->stkcap,
 		                sizeof *x->stk)) != 0)
 			return err;
 		x->stk[x->nstk++] = locs[i];
@@ -108,7 +107,7 @@ xp_err xp_xs_arc_add(xp_xs *x, size_t caller, size_t callee,
 {
 	xp_err err;
 
-	if ((err = grow(&x->arc, x->narc, &x->arccap, sizeof *x->arc)) != 0)
+	if ((err = xp_xs_grow(&x->arc, x->narc, &x->arccap, sizeof *x->arc)) != 0)
 		return err;
 	xp_xs_arc *a = &x->arc[x->narc++];
 	memset(a, 0, sizeof *a);
@@ -125,7 +124,7 @@ xp_err xp_xs_map_add(xp_xs *x, uint64_t start, uint64_t limit,
 	uint32_t f;
 	xp_err err;
 
-	if ((err = grow(&x->map, x->nmap, &x->mapcap, sizeof *x->map)) != 0 ||
+	if ((err = xp_xs_grow(&x->map, x->nmap, &x->mapcap, sizeof *x->map)) != 0 ||
 	    (err = xp_xs_str(x, file, &f)) != XP_E_OK)
 		return err;
 	x->map[x->nmap] = (xp_xs_map){start, limit, offset, f};

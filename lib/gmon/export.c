@@ -22,6 +22,12 @@
 /* The most call chains folded stacks take from one call graph. */
 #define MAX_CHAINS ((size_t)1 << 20)
 
+/* A chain found: its slice of gx.stk and its samples. */
+typedef struct {
+	size_t off, len;
+	double w;
+} chain;
+
 typedef struct {
 	const xp_gmon_analysis *a;
 	const char *exe;
@@ -31,8 +37,7 @@ typedef struct {
 	size_t *path, depth;       /* the chain so far, leaf first */
 	size_t *stk;               /* every chain found, one after another */
 	size_t nstk, stkcap;
-	size_t *off, *len;         /* each chain's slice of stk */
-	double *w;                 /* and its samples */
+	chain *ch;
 	size_t nch, chcap;
 	xp_err err;
 } gx;
@@ -76,37 +81,14 @@ static void keep(gx *g, double w)
 		g->err = XP_E_LIMIT;
 		return;
 	}
-	if (g->nch == g->chcap) {
-		size_t nc = g->chcap ? g->chcap * 2 : 256;
-		size_t *o = realloc(g->off, nc * sizeof *o);
-		size_t *l = o ? realloc(g->len, nc * sizeof *l) : NULL;
-		double *w2 = l ? realloc(g->w, nc * sizeof *w2) : NULL;
-		if (o != NULL)
-			g->off = o;
-		if (l != NULL)
-			g->len = l;
-		if (w2 == NULL) {
-			g->err = XP_E_NOMEM;
-			return;
-		}
-		g->w = w2;
-		g->chcap = nc;
-	}
-	while (g->nstk + g->depth > g->stkcap) {
-		size_t nc = g->stkcap ? g->stkcap * 2 : 1024;
-		size_t *q = realloc(g->stk, nc * sizeof *q);
-		if (q == NULL) {
-			g->err = XP_E_NOMEM;
-			return;
-		}
-		g->stk = q;
-		g->stkcap = nc;
-	}
-	memcpy(g->stk + g->nstk, g->path, g->depth * sizeof *g->path);
-	g->off[g->nch] = g->nstk;
-	g->len[g->nch] = g->depth;
-	g->w[g->nch++] = w;
-	g->nstk += g->depth;
+	if ((g->err = xp_xs_grow(&g->ch, g->nch, &g->chcap,
+	                         sizeof *g->ch)) != XP_E_OK)
+		return;
+	for (size_t i = 0; i < g->depth && g->err == XP_E_OK; i++)
+		if ((g->err = xp_xs_grow(&g->stk, g->nstk, &g->stkcap,
+		                         sizeof *g->stk)) == XP_E_OK)
+			g->stk[g->nstk++] = g->path[i];
+	g->ch[g->nch++] = (chain){g->nstk - g->depth, g->depth, w};
 }
 
 static void climb(gx *g, size_t f, double w);
@@ -192,16 +174,22 @@ static xp_err samples(gx *g, int chains, double ns)
 	}
 	if (g->err != XP_E_OK)
 		return g->err;
-	if ((v = malloc((g->nch ? g->nch : 1) * sizeof *v)) == NULL)
+	double *w = malloc((g->nch ? g->nch : 1) * sizeof *w);
+	if ((v = malloc((g->nch ? g->nch : 1) * sizeof *v)) == NULL ||
+	    w == NULL) {
+		XP_FREE(v, w);
 		return XP_E_NOMEM;
-	err = xp_xs_round(g->w, g->nch, v);
+	}
+	for (size_t i = 0; i < g->nch; i++)
+		w[i] = g->ch[i].w;
+	err = xp_xs_round(w, g->nch, v);
 	for (size_t i = 0; i < g->nch && err == XP_E_OK; i++) {
 		uint64_t vv[2] = {v[i], (uint64_t)((double)v[i] * ns + 0.5)};
 		if (v[i] != 0)
-			err = xp_xs_sample_add(g->x, g->stk + g->off[i], g->len[i],
-			                       vv);
+			err = xp_xs_sample_add(g->x, g->stk + g->ch[i].off,
+			                       g->ch[i].len, vv);
 	}
-	free(v);
+	XP_FREE(v, w);
 	return err;
 }
 
@@ -272,7 +260,7 @@ xp_err xp_gmon_export(const void *m, xp_export_kind k,
 		err = xp_diag_file(d, XP_E_LIMIT, name, "gprof's call graph "
 		                   "gives more than %zu call chains to fold",
 		                   MAX_CHAINS);
-	XP_FREE(g.fnloc, g.cycloc, g.onpath, g.path, g.stk, g.off, g.len, g.w);
+	XP_FREE(g.fnloc, g.cycloc, g.onpath, g.path, g.stk, g.ch);
 	xp_gmon_report_free(handle);
 	return err;
 }
