@@ -135,6 +135,27 @@ if grep -q '^main;quick_sort;partition;swap [0-9]*$' folded; then
 else
 	fail export-folded-gmon-chains "no main;quick_sort;partition;swap"
 fi
+# A cycle: callcounts with f1 calling f2 back and some samples.  Each
+# function's chains add up to the self time live gprof gives it, and the
+# members of the cycle sit below its frame, below the cycle's caller.
+"$BTOA" "$gm/callcounts.gmon.out" - | awk '{ print }
+    /^hist/ { print "bin 1144 10"; print "bin 1148 20"; print "bin 1156 5" }
+    /^arc from_pc 0x1080/ { print "arc from_pc 0x11e4 self_pc 0x11fa count 5" }' |
+    "$ATOB" - cyc.gmon.out
+"$SHOW" --format=folded -e "$gm/callcounts_pg" cyc.gmon.out > folded 2>err
+awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, a, ";"); t[a[n]] += c }
+    END { for (f in t) print f, t[f] }' folded | LC_ALL=C sort > got
+gprof -b -p "$gm/callcounts_pg" cyc.gmon.out 2>/dev/null | awk '
+    $3 ~ /^[0-9.]+$/ && $3 > 0 { l = $0; sub(/ <cycle [0-9]+>$/, "", l)
+    n = split(l, w, " "); printf "%s %.0f\n", w[n], $3 * 100 }' |
+    LC_ALL=C sort > want
+same export-folded-gmon-cycle-self want got "not gprof's self time"
+if [ "$(grep -c '^main;f3;<cycle 1 as a whole>;f[12] [0-9]*$' folded)" = 2 ]
+then
+	pass export-folded-gmon-cycle
+else
+	fail export-folded-gmon-cycle "no chains through the cycle: $(cat folded)"
+fi
 "$SHOW" --format=callgrind -e "$exe" "$gm/sortbench.gmon.out" > cg.out
 echo "$samples $((samples * 10000000)) " > want
 cg_totals cg.out > got
@@ -233,6 +254,12 @@ then
 	pass export-refuse-o-text
 else
 	fail export-refuse-o-text "-o with the text summary: $(head -1 err)"
+fi
+"$SHOW" --format=pprof -n 3 "$fbt" > out 2> err
+if [ $? = 2 ] && [ ! -s out ] && grep -q "no meaning for an export" err; then
+	pass export-refuse-n
+else
+	fail export-refuse-n "-n with an export: $(head -1 err)"
 fi
 echo old > out
 "$SHOW" --format=folded "$fbt" -o out 2> /dev/null

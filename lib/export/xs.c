@@ -86,7 +86,10 @@ xp_err xp_xs_sample_add(xp_xs *x, const size_t *locs, size_t n,
 {
 	xp_err err;
 
-	if ((err = xp_xs_grow(&x->s, x->ns, &x->scap, sizeof *x->s)) != 0)
+	/* stk exists even when every stack is empty. */
+	if ((err = xp_xs_grow(&x->s, x->ns, &x->scap, sizeof *x->s)) != 0 ||
+	    (err = xp_xs_grow(&x->stk, x->nstk, &x->stkcap,
+	                      sizeof *x->stk)) != 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		if ((err = xp_xs_grow(&x->stk, x->nstk, &x->stkcap,
