@@ -31,6 +31,7 @@ flex flex
 bison bison
 ar binutils
 /usr/include/bfd.h binutils-dev
+/usr/include/zlib.h zlib1g-dev
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
@@ -42,7 +43,8 @@ ar binutils
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
 # the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program.
+# coverage of a gcc -pg run with gcov's on the same program;
+# callgrind_annotate reads xprof_show's callgrind exports.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -66,6 +68,7 @@ ninja ninja-build
 strace strace
 clang clang
 gcov gcc
+callgrind_annotate valgrind
 "
 
 # --- bench: the peers make bench measures each tool against ---
