@@ -436,6 +436,31 @@ static void test_mismatch_error(void)
 }
 
 
+#define MAXTREE 8
+
+/*
+ * Whether a merge of merges differs from flat, the merge of all n
+ * inputs: the first k merged into one, which is then merged with the
+ * others (weights w, NULL: all 1; n at most MAXTREE).
+ */
+static int tree_differs(xp_fb **in, const double *w, int n, int k,
+                        const xp_merge_opts *o, const char *flat)
+{
+	char *part = merge_text(in, w, k, o, NULL);
+	xp_fb *t[MAXTREE] = {parse(part)};
+	double wt[MAXTREE] = {1};
+	for (int i = k; i < n; i++) {
+		t[1 + i - k] = in[i];
+		wt[1 + i - k] = w ? w[i] : 1;
+	}
+	char *tree = merge_text(t, wt, 1 + n - k, o, NULL);
+	int differs = strcmp(flat, tree) != 0;
+	free(part);
+	free(tree);
+	xp_fb_free(t[0]);
+	return differs;
+}
+
 /*
  * A run whose one value profile record keeps 2 values, drawn from 6:
  * merged, the records hold more values than they keep, so a merge of
@@ -475,15 +500,8 @@ static void test_vp_cut(void)
 			p[i] = vp_profile();
 		/* merge_text compares the shared-out merges with this one. */
 		char *all = merge_text(p, NULL, 8, &o, NULL);
-		char *half = merge_text(p, NULL, 4, &o, NULL);
-		xp_fb *fh = parse(half);
-		xp_fb *t[5] = {fh, p[4], p[5], p[6], p[7]};
-		char *tree = merge_text(t, NULL, 5, &o, NULL);
-		cut += strcmp(all, tree) != 0;
+		cut += tree_differs(p, NULL, 8, 4, &o, all);
 		free(all);
-		free(half);
-		free(tree);
-		xp_fb_free(fh);
 		for (int i = 0; i < 8; i++)
 			xp_fb_free(p[i]);
 	}
@@ -524,16 +542,8 @@ static void test_versions_order(void)
 			CHECK_STR(flat, t);
 			free(t);
 		}
-		char *ab = merge_text(p, w, 2, &o, NULL);
-		xp_fb *fab = parse(ab);
-		xp_fb *t1[2] = {fab, p[2]};
-		double w1[2] = {1, w[2]};
-		char *tree = merge_text(t1, w1, 2, &o, NULL);
-		cut += strcmp(flat, tree) != 0;
+		cut += tree_differs(p, w, 3, 2, &o, flat);
 		free(flat);
-		free(ab);
-		free(tree);
-		xp_fb_free(fab);
 		for (int i = 0; i < 3; i++)
 			xp_fb_free(p[i]);
 	}
