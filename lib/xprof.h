@@ -369,6 +369,15 @@ void xp_fbb_set_diags(xp_fbb *b, xp_diags *d);
 /* Interns a string (len bytes); *out gets its id.  XP_E_INVAL for a
  * string no profile can hold (see above). */
 xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out);
+/*
+ * Interns the name of a procedure from another profile format by the
+ * conversions' rule (xprof_text(5), NAMES FROM OTHER FORMATS): name as
+ * it is, except that each byte a procedure name cannot hold (space, tab,
+ * CR, LF, ':') and '%' become '%' and two upper-case hex digits, so that
+ * distinct names stay distinct.  Linker symbol names, the names the
+ * conversions give, hold none of them.
+ */
+xp_err xp_fbb_intern_proc(xp_fbb *b, const char *name, xp_str *out);
 /* The bytes of an interned string, NUL-terminated. */
 const char *xp_fbb_str(const xp_fbb *b, xp_str s);
 

@@ -149,6 +149,8 @@ typedef struct {
 	uint32_t name, file, obj;  /* pool ids; UINT32_MAX: none */
 	uint32_t full;     /* the routine's tagged name, when it named it */
 	uint32_t disp;     /* the name shown: name, or name@address */
+	uint32_t sym;      /* the linker name of the symbol holding addr */
+	uint64_t symaddr;  /* and its address (sym UINT32_MAX: none) */
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */

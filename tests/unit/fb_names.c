@@ -3,7 +3,9 @@
  * refuses, with XP_E_INVAL and a message naming the string, what the
  * text or the database could not hold (an empty string, a blank, CR, LF
  * or NUL, ':' in the procedure of a <proc_name>:<objfile> pair, a key
- * given twice), so that it never seals a profile its own readers refuse.
+ * given twice), so that it never seals a profile its own readers refuse;
+ * and the conversions' names (xp_fbb_intern_proc) are legal, distinct and
+ * read back from the database and the text unchanged.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,10 +136,98 @@ static void test_keys(void)
 	xp_diags_free(d);
 }
 
+/* The conversions' names: escaped, distinct, and read back unchanged
+ * from the database and the text. */
+static void test_proc_names(void)
+{
+	static const char *const names[] = {
+		"_ZNK6shapes4GridIdE4areaEv", "shapes::Grid::area() const",
+		"a:b", "a%3Ab", "a%b", "tab\there", "cr\r", "lf\n", "f@0x10",
+	};
+	static const char *const want[] = {
+		"_ZNK6shapes4GridIdE4areaEv",
+		"shapes%3A%3AGrid%3A%3Aarea()%20const",
+		"a%3Ab", "a%253Ab", "a%25b", "tab%09here", "cr%0D", "lf%0A",
+		"f@0x10",
+	};
+	enum { N = sizeof names / sizeof names[0] };
+	xp_diags *d = xp_diags_new(100);
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, N);
+	xp_str id[N], obj = S(b, "/x.o");
+	xp_objfile of = {.path = obj, .n_values_per_vp = 1};
+	xp_fb *fb = NULL, *back = NULL, *again = NULL;
+	unsigned char *db = NULL;
+	char *text = NULL;
+	size_t dblen = 0, textlen = 0;
+
+	xp_fbb_set_diags(b, d);
+	CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+	for (size_t i = 0; i < N; i++) {
+		CHECK(xp_fbb_intern_proc(b, names[i], &id[i]) == XP_E_OK);
+		CHECK_STR(xp_fbb_str(b, id[i]), want[i]);
+		xp_proc p = {.name = id[i], .proc_id = (uint32_t)i + 1,
+		             .n_vp_sites = 1};
+		CHECK(xp_fbb_begin_proc(b, &p) == XP_E_OK);
+		CHECK(xp_fbb_add_vp(b, 1, XP_VP_PROC) == XP_E_OK);
+		xp_vpval v = {.count = i, .has_value = 1};
+		v.v.proc.name = id[(i + 1) % N];
+		v.v.proc.objfile = obj;
+		CHECK(xp_fbb_add_vpval(b, &v) == XP_E_OK);
+	}
+	CHECK(xp_fbb_begin_srcfile(b, S(b, "/x.c")) == XP_E_OK);
+	CHECK(xp_fbb_begin_srcline(b, 1, 0) == XP_E_OK);
+	for (size_t i = 0; i < N; i++) {
+		xp_blockref r = {.block = 1, .count = 1, .proc = id[i],
+		                 .objfile = obj};
+		CHECK(xp_fbb_add_blockref(b, &r) == XP_E_OK);
+	}
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	CHECK_EQ(xp_diags_count(d), 0);
+	if (fb != NULL) {
+		CHECK(xp_db_write_mem(fb, &db, &dblen) == XP_E_OK);
+		CHECK(xp_db_open_mem(db, dblen, "db", &back, d) == XP_E_OK);
+		CHECK(xp_text_write_mem(fb, &text, &textlen) == XP_E_OK);
+		CHECK(xp_text_parse_mem(text, textlen, "text", NULL, &again,
+		                        d) == XP_E_OK);
+		CHECK_EQ(xp_diags_count(d), 0);
+	}
+	for (size_t i = 0; back != NULL && again != NULL && i < N; i++) {
+		CHECK(xp_fb_find_str(back, want[i], strlen(want[i])) !=
+		      XP_NOSTR);
+		CHECK(xp_fb_find_str(again, want[i], strlen(want[i])) !=
+		      XP_NOSTR);
+	}
+	xp_fb_free(again);
+	xp_fb_free(back);
+	xp_fb_free(fb);
+	free(db);
+	free(text);
+	xp_fbb_free(b);
+	xp_diags_free(d);
+}
+
+/* Linker names that several functions share, told apart by address. */
+static void test_apart(void)
+{
+	const char *nm[] = {"helper", "main", "helper", "helper"};
+	uint64_t ad[] = {0x30, 0x10, 0x20, 0x40};
+	char *out[4];
+
+	CHECK(xp_fb_names_apart(nm, ad, 4, out) == XP_E_OK);
+	CHECK_STR(out[0], "helper@0x30");
+	CHECK(out[1] == NULL);
+	CHECK(out[2] == NULL);
+	CHECK_STR(out[3], "helper@0x40");
+	for (int i = 0; i < 4; i++)
+		free(out[i]);
+}
+
 int main(void)
 {
 	RUN(test_strings);
 	RUN(test_pairs);
 	RUN(test_keys);
+	RUN(test_proc_names);
+	RUN(test_apart);
 	return unit_done();
 }
