@@ -426,6 +426,21 @@ char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
 xp_err xp_sym_functions(const xp_sym *s, const xp_symbol ***out, size_t *n);
 
 /* ------------------------------------------------------------------ */
+/* Procedure names of the conversions (feedback/procname.c)            */
+/* ------------------------------------------------------------------ */
+
+/* "name@0x<address>", malloc'd; NULL when out of memory. */
+char *xp_fb_name_at(const char *name, uint64_t addr);
+/*
+ * Names n procedures of one object file apart, names[i] (their linker
+ * names) at addrs[i]: out[i] gets NULL where names[i] is unique, else,
+ * for all but the first by address of the procedures of one name,
+ * xp_fb_name_at() (malloc'd; the caller frees every out[i]).
+ */
+xp_err xp_fb_names_apart(const char *const *names, const uint64_t *addrs,
+                         size_t n, char **out);
+
+/* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
 
