@@ -39,8 +39,9 @@ ar binutils
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
-# tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too.
+# tool at a chosen system call (tests/hostile.sh); rhash computes the
+# CRC-32C that merge manifests record; make check-asan runs the suite
+# built by clang too.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -60,6 +61,7 @@ c++ g++
 go golang-go
 ninja ninja-build
 strace strace
+rhash rhash
 clang clang
 "
 

@@ -368,6 +368,12 @@ void xp_wbuf_discard(xp_wbuf *w);
 
 /* CRC-32C (Castagnoli), continued from crc (start with 0). */
 uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n);
+/* A count of bytes and their CRC-32C, taken as they are read. */
+typedef struct {
+	uint64_t len;
+	uint32_t crc;
+} xp_bytesum;
+
 /* The plain CRC-32C register (no initial value, no final xor) reg,
  * advanced over n zero bytes. */
 uint32_t xp_crc32c_zeros(uint32_t reg, uint64_t n);
