@@ -40,8 +40,8 @@ ar binutils
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); rhash computes the
-# CRC-32C that merge manifests record; make check-asan runs the suite
-# built by clang too.
+# CRC-32C that merge manifests record and jq reads their JSON; make
+# check-asan runs the suite built by clang too.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -62,6 +62,7 @@ go golang-go
 ninja ninja-build
 strace strace
 rhash rhash
+jq jq
 clang clang
 "
 

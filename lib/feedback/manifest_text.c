@@ -468,6 +468,22 @@ static xp_err check_canonical(mreader *R, const xp_manifest *man,
 	           "numbers and escapes as xprof_merge writes them)");
 }
 
+/* The first line: the magic and the version. */
+static xp_err magic_line(mreader *R, int *last)
+{
+	size_t n = strlen(MAGIC) - 1;
+
+	if (R->len == n + 1 && memcmp(R->line, MAGIC, n + 1) == 0) {
+		*last = MAGIC_LINE;
+		return XP_E_OK;
+	}
+	if (R->len > n && memcmp(R->line, MAGIC, n) == 0)
+		return xp_diag_text(R->d, XP_E_VERSION, R->name, 1,
+		                    (uint32_t)n + 1, 0, R->line, R->len,
+		                    "unsupported manifest version");
+	return bad(R, 0, "not a manifest (\"" MAGIC "\" expected)");
+}
+
 static xp_err parse(const unsigned char *buf, size_t len, const char *name,
                     xp_manifest **out, xp_diags *d)
 {
@@ -495,10 +511,7 @@ static xp_err parse(const unsigned char *buf, size_t len, const char *name,
 		else if (last == END)
 			err = bad(&R, 0, "text after the end line");
 		else if (last == -1)
-			err = R.len == strlen(MAGIC) && !memcmp(R.line, MAGIC, R.len)
-			      ? (last = MAGIC_LINE, XP_E_OK)
-			      : bad(&R, 0, "not a manifest (\"" MAGIC "\" "
-			            "expected)");
+			err = magic_line(&R, &last);
 		else
 			err = read_line(&R, man, &last);
 		at += R.len + 1;
