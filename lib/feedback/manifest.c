@@ -204,6 +204,23 @@ static xp_err tot_sum(xp_mtot *t, const char *name, uint64_t v)
 	return XP_E_OK;
 }
 
+/* Room in *arr (of *cap elements of size bytes) for n; -1 when out of
+ * memory. */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **p = arr;
+	size_t nc = *cap ? 2 * *cap : 16;
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	if ((q = realloc(*p, nc * size)) == NULL)
+		return -1;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
 /* The summary of format, made if missing. */
 static xp_mfmt *fmt_slot(xp_manifest *man, const char *format)
 {
@@ -214,15 +231,8 @@ static xp_mfmt *fmt_slot(xp_manifest *man, const char *format)
 		i++;
 	if (i < man->nfmt && strcmp(man->fmt[i].format, format) == 0)
 		return &man->fmt[i];
-	if (man->nfmt == man->fmtcap) {
-		size_t nc = man->fmtcap ? 2 * man->fmtcap : 8;
-		xp_mfmt *nf = realloc(man->fmt, nc * sizeof *nf);
-		if (nf == NULL)
-			return NULL;
-		man->fmt = nf;
-		man->fmtcap = nc;
-	}
-	if ((s = strdup(format)) == NULL)
+	if (grow(&man->fmt, &man->fmtcap, man->nfmt + 1, sizeof *man->fmt) != 0 ||
+	    (s = strdup(format)) == NULL)
 		return NULL;
 	memmove(man->fmt + i + 1, man->fmt + i,
 	        (man->nfmt - i) * sizeof *man->fmt);
@@ -295,15 +305,9 @@ xp_err xp_man_add_rec(xp_manifest *man, xp_mrec *r)
 		xp_man_rec_free(r);
 		return err;
 	}
-	if (man->nrec == man->reccap) {
-		size_t nc = man->reccap ? 2 * man->reccap : 16;
-		xp_mrec *nr = realloc(man->rec, nc * sizeof *nr);
-		if (nr == NULL) {
-			xp_man_rec_free(r);
-			return XP_E_NOMEM;
-		}
-		man->rec = nr;
-		man->reccap = nc;
+	if (grow(&man->rec, &man->reccap, man->nrec + 1, sizeof *man->rec)) {
+		xp_man_rec_free(r);
+		return XP_E_NOMEM;
 	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
