@@ -41,9 +41,10 @@ ar binutils
 # Cobertura and SonarQube exports; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
-# tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program;
+# tool at a chosen system call (tests/hostile.sh); rhash computes the
+# CRC-32C that merge manifests record and jq reads their JSON; make
+# check-asan runs the suite built by clang too; the gmon.out tests compare
+# the function coverage of a gcc -pg run with gcov's on the same program;
 # callgrind_annotate reads xprof_show's callgrind exports.
 test_needs="
 cmp diffutils
@@ -66,6 +67,8 @@ c++ g++
 go golang-go
 ninja ninja-build
 strace strace
+rhash rhash
+jq jq
 clang clang
 gcov gcc
 callgrind_annotate valgrind

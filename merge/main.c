@@ -20,6 +20,10 @@
  * output is a file of it (its text form with --text), or with --feedback
  * the conversion of the sum to feedback, in a profile directory.
  *
+ * Every input is recorded in the manifest of the merge (xprof_db(5),
+ * MANIFEST), which a profile directory keeps beside the database and
+ * --manifest=FILE writes for the other outputs.
+ *
  * Exit status: 0 on success (warnings allowed), 2 on any trouble.
  */
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include "plan.h"
 #include "tool.h"
 #include "xprof.h"
+#include "xprof_manifest.h"
 
 #define PROG "xprof_merge"
 #define MAX_DIAGS 100000
@@ -71,6 +76,8 @@ static const char options_text[] =
 	"                         in a tree of merges\n"
 	"  --fan-in=K             a plan's merges take at most K inputs (16)\n"
 	"  --work=DIR             a plan's intermediate results (OUT.work)\n"
+	"  --manifest=FILE        write the manifest of an output that is not a\n"
+	"                         profile directory to FILE\n"
 	"  -h, --help             print this help and exit\n"
 	"  -V, --version          print the version and exit\n";
 
@@ -104,6 +111,7 @@ typedef struct {
 	unsigned njobs;        /* -j */
 	jobs *pool;            /* the threads, once the first input is in */
 	plan *plan;            /* --plan: the inputs are gathered */
+	xp_manifest *man;      /* what went in */
 } run;
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -187,6 +195,8 @@ static xp_err add_foreign(run *r, xp_input *in, const char *name,
 	if (err == XP_E_OK)
 		err = xp_prof_merge(&r->prof, p, weight * r->scale, &r->pmo,
 		                    name, d);
+	if (err == XP_E_OK)
+		err = xp_manifest_add_input(r->man, in, p, weight, d);
 	xp_prof_free(p);
 	return err;
 }
@@ -196,6 +206,9 @@ static xp_err add_feedback(run *r, xp_input *in, const char *name,
                            double weight, xp_diags *d)
 {
 	xp_err err = xp_merger_add_input(r->m, in, weight, name, d);
+
+	if (err == XP_E_OK)
+		err = xp_manifest_add_input(r->man, in, NULL, weight, d);
 
 	if (err == XP_E_OK && !r->have_type) {
 		r->have_type = 1;
@@ -314,6 +327,8 @@ static int add_existing(run *r, const char *dir)
 	}
 	if (err == XP_E_OK)
 		err = xp_merger_add(r->m, fb, 1, path, d);
+	if (err == XP_E_OK)
+		err = xp_manifest_add_db(r->man, path, fb, 1, d);
 	print_diags(r, d, err, path);
 	xp_fb_free(fb);
 	xp_diags_free(d);
@@ -459,7 +474,8 @@ static int parse_positive(const char *s, double *out)
 }
 
 enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
-       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK };
+       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK,
+       OPT_MANIFEST };
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -474,6 +490,7 @@ static const struct option long_opts[] = {
 	{"by-function", no_argument, NULL, OPT_BYFUNC},
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
+	{"manifest", required_argument, NULL, OPT_MANIFEST},
 	{"weight", required_argument, NULL, 'w'},
 	{"jobs", required_argument, NULL, 'j'},
 	{"plan", required_argument, NULL, OPT_PLAN},
@@ -495,6 +512,8 @@ typedef struct {
 	const char *fb_only;    /* an option for feedback inputs only */
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
+	const char *manifest;   /* --manifest */
+	const char *scale;      /* --scale as given */
 	const char **weighted;  /* the -w arguments */
 	size_t nweighted;
 	int first_op, argc;     /* the operands: argv[first_op .. argc - 1] */
@@ -579,6 +598,9 @@ static int option(cmdline *cl, int c)
 		break;
 	case OPT_FEEDBACK:
 		cl->to_feedback = 1;
+		break;
+	case OPT_MANIFEST:
+		cl->manifest = optarg;
 		break;
 	case OPT_MODE:
 		cl->fb_only = "--mode";
@@ -698,6 +720,68 @@ static int finish_jobs(run *r, int ok)
 	return err == XP_E_OK ? 0 : -1;
 }
 
+/*
+ * Records the options that shaped the result in the manifest, and for an
+ * output that is no profile directory writes it to --manifest's FILE
+ * (dir: the output is one).  Returns 0, or -1 after printing what went
+ * wrong.
+ */
+static int manifest_options(run *r, const cmdline *cl, int dir)
+{
+	static const char *const modes[] = { "sum", "max", "min" };
+	static const char *const policies[] = { "error", "skip", "warn" };
+	const char *fb[][2] = {
+		{ "accumulate", cl->accumulate ? "1" : "0" },
+		{ "mismatch", policies[cl->mo.mismatch] },
+		{ "mode", modes[cl->mo.mode] },
+		{ "sparse", cl->mo.sparse ? "1" : "0" },
+	}, *other[][2] = {
+		{ "by-function", cl->pmo.by_function ? "1" : "0" },
+		{ "exe", cl->lo.exe }, { "feedback", cl->to_feedback ? "1" : "0" },
+		{ "layout", cl->lo.layout },
+		{ "rescale", cl->pmo.rescale ? "1" : "0" },
+	};
+	xp_err err = xp_manifest_option(r->man, "scale",
+	                                cl->scale_s ? cl->scale_s : "1");
+	size_t n = r->kind == 2 ? sizeof other / sizeof other[0]
+	                        : sizeof fb / sizeof fb[0];
+
+	for (size_t i = 0; i < n && err == XP_E_OK; i++) {
+		const char *const *o = r->kind == 2 ? other[i] : fb[i];
+		if (o[1] != NULL)
+			err = xp_manifest_option(r->man, o[0], o[1]);
+	}
+	if (err != XP_E_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
+		return -1;
+	}
+	if (cl->manifest && dir) {
+		fprintf(stderr, "%s: --manifest is for outputs that are not "
+		        "profile directories; %s keeps its own\n", PROG, cl->out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the manifest to --manifest's FILE, if given, once the output
+ * is written.  Returns the exit status. */
+static int write_manifest_file(run *r, const cmdline *cl)
+{
+	xp_diags *d;
+	xp_err err;
+
+	if (!cl->manifest)
+		return 0;
+	if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	err = xp_manifest_write_file(r->man, cl->manifest, d);
+	print_diags(r, d, err, cl->manifest);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : 2;
+}
+
 /* Writes the sum of inputs of a foreign format, or its conversion to
  * feedback.  Returns the exit status. */
 static int write_foreign(run *r, const cmdline *cl)
@@ -715,9 +799,11 @@ static int write_foreign(run *r, const cmdline *cl)
 		        xp_format_a(r->fmt));
 		return 2;
 	}
+	if (manifest_options(r, cl, cl->to_feedback && !cl->text) != 0)
+		return 2;
 	if (!cl->to_feedback)
 		return tool_write_prof(PROG, r->prof, cl->text, cl->out) != 0 ?
-		       2 : 0;
+		       2 : write_manifest_file(r, cl);
 	if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
@@ -729,9 +815,9 @@ static int write_foreign(run *r, const cmdline *cl)
 		goto out;
 	if (cl->text) {
 		if (tool_write_text(PROG, res, cl->out) == 0)
-			status = 0;
+			status = write_manifest_file(r, cl);
 	} else if ((d = xp_diags_new(MAX_DIAGS)) != NULL) {
-		err = xp_profdir_write(cl->out, res, d);
+		err = xp_profdir_write_manifest(cl->out, res, r->man, d);
 		print_diags(r, d, err, cl->out);
 		xp_diags_free(d);
 		status = err ? 2 : 0;
@@ -758,6 +844,8 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
 		return 2;
 	}
+	if (manifest_options(r, cl, !cl->text) != 0)
+		return 2;
 	/* The lock is taken once the inputs are merged, so that a bad
 	 * input creates no directory; the existing data is read and
 	 * replaced under it, which is all that concurrent runs need. */
@@ -771,6 +859,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	}
 	clear_progress(r);
 	if (!cl->text) {
+		xp_merger_set_manifest(r->m, r->man);
 		err = cl->accumulate ? xp_merger_write_locked(r->m, *lock, d)
 		                     : xp_merger_write(r->m, cl->out, d);
 		print_diags(r, d, err, cl->out);
@@ -779,7 +868,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	err = xp_merger_finish(r->m, &res, d);
 	print_diags(r, d, err, cl->out);
 	if (err == XP_E_OK && tool_write_text(PROG, res, cl->out) == 0)
-		status = 0;
+		status = write_manifest_file(r, cl);
 	xp_fb_free(res);
 	return status;
 }
@@ -877,8 +966,9 @@ int main(int argc, char **argv)
 	r.progress = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.m = xp_merger_new(&cl.mo);
+	r.man = xp_manifest_new(PROG, XP_VERSION_STRING);
 	d = xp_diags_new(MAX_DIAGS);
-	if (!r.m || !d)
+	if (!r.m || !r.man || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0)
 		status = r.kind == 2 ? write_foreign(&r, &cl)
@@ -890,6 +980,7 @@ int main(int argc, char **argv)
 	else
 		xp_profdir_unlock(lock);
 	xp_merger_free(r.m);
+	xp_manifest_free(r.man);
 	xp_diags_free(d);
 	free(cl.weighted);
 	free(r.objfile);

@@ -375,6 +375,23 @@ void xp_wbuf_discard(xp_wbuf *w);
 
 /* CRC-32C (Castagnoli), continued from crc (start with 0). */
 uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n);
+/* A count of bytes and their CRC-32C, taken as they are read. */
+typedef struct {
+	uint64_t len;
+	uint32_t crc;
+} xp_bytesum;
+
+/* The plain CRC-32C register (no initial value, no final xor) reg,
+ * advanced over n zero bytes. */
+uint32_t xp_crc32c_zeros(uint32_t reg, uint64_t n);
+/*
+ * crc is the CRC-32C of len bytes in which the four bytes at `at` are
+ * zero; returns the CRC-32C of the same bytes with field (little-endian)
+ * there instead, without reading them again.  (A database's checksum is
+ * taken with its own field zero; this gives the checksum of the file.)
+ */
+uint32_t xp_crc32c_with_field(uint32_t crc, uint64_t len, uint64_t at,
+                              uint32_t field);
 
 static inline unsigned char *xp_wbuf_reserve(xp_wbuf *w, size_t n)
 {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "feedback/db.h"
+#include "xprof_manifest.h"
 
 #define NONE UINT32_MAX
 #define U64MAX UINT64_MAX
@@ -198,6 +199,7 @@ typedef struct {
 
 struct xp_merger {
 	xp_merge_opts o;
+	const xp_manifest *man;  /* written with the database, or NULL */
 	uint64_t count;       /* inputs added */
 	int failed;
 	xp_datatype type;

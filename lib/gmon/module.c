@@ -662,6 +662,24 @@ static xp_err xp_gmon_write(const void *m, xp_wbuf *w)
 	return w->err;
 }
 
+/* Samples in the histograms, calls on the arcs, basic-block counts. */
+static void xp_gmon_totals(const void *model, xp_prof_totals *t)
+{
+	const xp_gmon *g = model;
+	uint64_t samples = 0, calls = 0, bbs = 0;
+
+	for (size_t i = 0; i < g->n_hists; i++)
+		for (uint32_t k = 0; k < g->hists[i].n_bins; k++)
+			samples += g->hists[i].bins[k];
+	for (size_t i = 0; i < g->n_arcs; i++)
+		calls = xp_sat_add(calls, g->arcs[i].count);
+	for (size_t i = 0; i < g->n_bbs; i++)
+		bbs = xp_sat_add(bbs, g->bbs[i].count);
+	xp_prof_total(t, "samples", samples);
+	xp_prof_total(t, "calls", calls);
+	xp_prof_total(t, "block-counts", bbs);
+}
+
 static void xp_gmon_free_model(void *m)
 {
 	xp_gmon_free(m);
