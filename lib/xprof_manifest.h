@@ -56,6 +56,9 @@ xp_err xp_manifest_option(xp_manifest *man, const char *name,
  */
 xp_err xp_manifest_add_input(xp_manifest *man, xp_input *in,
                              const xp_prof *p, double weight, xp_diags *d);
+/* Adds the records of sub to man, as a merge of the inputs of both
+ * records them (a merge split over threads). */
+xp_err xp_manifest_absorb(xp_manifest *man, const xp_manifest *sub);
 /* The same for the database at path, read into fb (xprof_merge -a). */
 xp_err xp_manifest_add_db(xp_manifest *man, const char *path,
                           const xp_fb *fb, double weight, xp_diags *d);

@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
 	jobs *j;
 	xp_merger *m;
+	xp_manifest *man;     /* the inputs it merged */
 	pthread_t thread;
 	int started;
 	pthread_cond_t work;  /* a job came, or the inputs ended */
@@ -98,6 +99,9 @@ static int merge_one(worker *w, const job *jb)
 		} else {
 			err = xp_merger_add_input(w->m, in, jb->weight, jb->name,
 			                          d);
+			if (err == XP_E_OK)
+				err = xp_manifest_add_input(w->man, in, NULL,
+				                            jb->weight, d);
 			xp_diags_sort(d);
 		}
 	}
@@ -156,7 +160,8 @@ jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, size_t max_diags)
 		pthread_cond_init(&w->work, NULL);
 		/* Made now, while m holds only what the main thread added. */
 		w->m = k == 0 ? m : xp_merger_new_like(m);
-		if (!w->m) {
+		w->man = xp_manifest_new("", "");
+		if (!w->m || !w->man) {
 			j->n = k + 1;
 			jobs_free(j);
 			return NULL;
@@ -261,11 +266,13 @@ int jobs_wait(jobs *j, void (*report)(const job_note *, void *),
 	return j->status;
 }
 
-xp_err jobs_reduce(jobs *j, xp_diags *d)
+xp_err jobs_reduce(jobs *j, xp_manifest *man, xp_diags *d)
 {
 	xp_err err = XP_E_OK;
 	for (unsigned k = 1; k < j->n && err == XP_E_OK; k++)
 		err = xp_merger_absorb(j->w[0].m, j->w[k].m, d);
+	for (unsigned k = 0; k < j->n && err == XP_E_OK; k++)
+		err = xp_manifest_absorb(man, j->w[k].man);
 	return err;
 }
 
@@ -284,6 +291,7 @@ void jobs_free(jobs *j)
 		free(w->notes);
 		if (k > 0)
 			xp_merger_free(w->m);
+		xp_manifest_free(w->man);
 		pthread_cond_destroy(&w->work);
 	}
 	pthread_cond_destroy(&j->room);

@@ -714,7 +714,7 @@ static int finish_jobs(run *r, int ok)
 	if (jobs_wait(r->pool, print_note, note_progress, r) != 0 || !ok)
 		return -1;
 	if ((d = xp_diags_new(MAX_DIAGS)) != NULL)
-		err = jobs_reduce(r->pool, d);
+		err = jobs_reduce(r->pool, r->man, d);
 	print_diags(r, d, err, r->first);
 	xp_diags_free(d);
 	return err == XP_E_OK ? 0 : -1;

@@ -357,6 +357,11 @@ static xp_err add_union(xp_manifest *man, const xp_manifest *sub,
 	return err;
 }
 
+xp_err xp_manifest_absorb(xp_manifest *man, const xp_manifest *sub)
+{
+	return add_union(man, sub, 1.0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Adding inputs                                                       */
 /* ------------------------------------------------------------------ */
