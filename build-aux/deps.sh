@@ -41,7 +41,9 @@ ar binutils
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
 # the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program.
+# coverage of a gcc -pg run with gcov's on the same program; the GCC
+# coverage tests build with every release whose files lib/gcov reads
+# (gcc-11, gcc-12) and compare with that release's gcov-tool.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -64,6 +66,12 @@ ninja ninja-build
 strace strace
 clang clang
 gcov gcc
+gcov-tool gcc
+gcov-dump gcc
+gcc-11 gcc-11
+gcc-12 gcc-12
+gcov-tool-11 gcc-11
+gcov-tool-12 gcc-12
 "
 
 # --- bench: the peers make bench measures each tool against ---
