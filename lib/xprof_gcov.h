@@ -1,8 +1,7 @@
 /*
  * xprof_gcov.h - the model of GCC's coverage and profile files (gcov(5)
  * of xprof): the notes (.gcno) that the compiler writes and the data
- * (.gcda) that the instrumented program writes, and what gcov reports on
- * them.
+ * (.gcda) that the instrumented program writes.
  *
  * xp_prof_model() of a profile whose xp_prof_format() is XP_FMT_GCOV
  * points to an xp_gcov: one file, notes or data.  Records are kept in
@@ -127,42 +126,6 @@ typedef struct xp_gcov {
 /* "arcs", "interval", ... "time_profiler" (gcov-dump's names); NULL
  * past the last. */
 const char *xp_gcov_counter_name(unsigned kind);
-
-/*
- * What gcov reports for a data file and its notes (gcov -j): per
- * function its count and blocks, per source line its count, computed
- * from the solved flow graph as gcov computes them.
- */
-typedef struct {
-	const char *name;
-	const char *source;
-	uint32_t start_line, start_column, end_line, end_column;
-	uint32_t ident, lineno_checksum, cfg_checksum;
-	uint64_t execution_count;  /* its entry block */
-	uint32_t blocks, blocks_executed;
-} xp_gcov_fnrep;
-
-typedef struct {
-	uint32_t line;
-	uint64_t count;
-	int unexecuted_block;      /* a block on it never ran */
-	size_t fn;                 /* the function it belongs to, or SIZE_MAX */
-} xp_gcov_linerep;
-
-typedef struct {
-	const char *name;          /* as the notes give it */
-	xp_gcov_linerep *lines;    /* the lines with code, by number */
-	size_t n_lines;
-} xp_gcov_filerep;
-
-typedef struct {
-	xp_gcov_fnrep *fns;        /* in notes order, artificial ones left
-	                              out */
-	size_t n_fns;
-	xp_gcov_filerep *files;    /* in the order first met */
-	size_t n_files;
-	uint32_t runs;
-} xp_gcov_report;
 
 #ifdef __cplusplus
 }

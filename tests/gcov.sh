@@ -6,6 +6,7 @@
 #    text back to the same text; a big-endian file made from the text
 #    reads back with the same records;
 #  - the text of a small data file is exactly tests/gcov/small12-gcda.text;
+#  - data of another compilation, and notes, are not merged;
 #  - live, for each GCC installed of the releases the module reads
 #    (gcc-11, gcc-12): two runs of a coverage build (--coverage -O0) and
 #    of a PGO build (-O2 -fprofile-generate, with value profiles), each
@@ -24,20 +25,7 @@ here=$SRCDIR/tests/gcov
 
 # --- lossless round trips ----------------------------------------------------
 for f in "$here"/*.gcda "$here"/*.gcno; do
-	n=rt-$(basename "$f")
-	rm -f "$work/t1" "$work/b1" "$work/t2"
-	if ! "$BTOA" "$f" "$work/t1" 2> "$work/err"; then
-		fail "$n" "xprof_btoa failed: $(cat "$work/err")"
-	elif ! "$ATOB" "$work/t1" "$work/b1" 2> "$work/err"; then
-		fail "$n" "xprof_atob failed: $(cat "$work/err")"
-	elif ! cmp -s "$f" "$work/b1"; then
-		fail "$n" "binary -> text -> binary differs"
-	elif ! "$BTOA" "$work/b1" "$work/t2" 2> "$work/err" ||
-	     ! cmp -s "$work/t1" "$work/t2"; then
-		fail "$n" "text -> binary -> text differs"
-	else
-		pass "$n"
-	fi
+	round_trip "rt-$(basename "$f")" "$f" "$work"
 done
 
 if "$BTOA" "$here/small12.gcda" - > "$work/out" 2> "$work/err" &&
@@ -60,6 +48,25 @@ for f in small11.gcno small12.gcno vp12.gcda; do
 		fail "big-endian-$f" "$(cat "$work/err")"
 	fi
 done
+
+# Data of two compilations, or notes, are not merged.
+"$MERGE" -o "$work/x.gcda" "$here/small12.gcda" "$here/vp12.gcda" \
+    2> "$work/err"
+st=$?
+if [ "$st" = 2 ] && [ ! -e "$work/x.gcda" ] &&
+    grep -q 'vp12.gcda: .*not the same compilation' "$work/err"; then
+	pass merge-other-compilation-refused
+else
+	fail merge-other-compilation-refused "status $st: $(cat "$work/err")"
+fi
+"$MERGE" -o "$work/x.gcda" "$here/small12.gcno" 2> "$work/err"
+st=$?
+if [ "$st" = 2 ] && [ ! -e "$work/x.gcda" ] &&
+    grep -q 'holds no counts to merge' "$work/err"; then
+	pass merge-notes-refused
+else
+	fail merge-notes-refused "status $st: $(cat "$work/err")"
+fi
 
 # --- live: merges against gcov-tool, and gcc -fprofile-use -------------------
 # One release: build $1 (coverage or pgo) with gcc-$2, run it twice into

@@ -1,6 +1,6 @@
 /*
  * gcov/gcov.h - what the files of the GCC coverage module (module.c,
- * layout.c, text.c, merge.c, report.c, feedback.c) share.
+ * layout.c, text.c, merge.c, feedback.c) share.
  */
 #ifndef XP_GCOV_INT_H
 #define XP_GCOV_INT_H
@@ -94,17 +94,7 @@ xp_err xp_gcov_merge(void **acc, const void *in, double weight,
 xp_err xp_gcov_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
 
-/* gcov's report (report.c): of data with its notes, or of notes alone
- * (nothing ran).  data may be NULL. */
-xp_err xp_gcov_compute(const xp_gcov *notes, const xp_gcov *data,
-                       const char *name, xp_gcov_report **out, xp_diags *d);
-void xp_gcov_report_destroy(xp_gcov_report *r);
-/* The notes of a model: itself, or the notes file found for a data file
- * (o->exe names it, or a directory holding it; else beside it).
- * *own is what the caller frees with xp_gcov_free. */
-xp_err xp_gcov_find_notes(const xp_gcov *g, const char *exe,
-                          const xp_gcov **notes, xp_gcov **own,
-                          xp_diags *d);
+/* The report entry: none yet (feedback.c). */
 xp_err xp_gcov_report_new(const void *m, const xp_report_opts *o,
                           const char *name, void **handle,
                           const void **model, xp_diags *d);

@@ -73,32 +73,13 @@ const xp_gcov_layout *xp_gcov_layout_get(const xp_gcov *g)
 	return xp_gcov_layout_of(g->version, &mj, &mn);
 }
 
-/* Makes room for one more element of size sz in *p of *n (capacity
- * *cap). */
-static int room(void **p, size_t n, size_t *cap, size_t sz)
-{
-	size_t nc;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	if (nc > SIZE_MAX / sz)
-		return -1;
-	q = realloc(*p, nc * sz);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 const char *xp_gcov_strdup(xp_gcov *g, const char *s, size_t n)
 {
 	gcov_full *f = (gcov_full *)g;
 	char *c;
 
-	if (room((void **)&f->strs, f->n_strs, &f->cap_strs, sizeof *f->strs))
+	if (xp_array_grow((void **)&f->strs, &f->cap_strs, f->n_strs,
+	                  sizeof *f->strs))
 		return NULL;
 	if ((c = malloc(n + 1)) == NULL)
 		return NULL;
@@ -108,10 +89,10 @@ const char *xp_gcov_strdup(xp_gcov *g, const char *s, size_t n)
 	return c;
 }
 
-/* Appends the element at e (size sz) to the array *p of *n. */
+/* Appends the element at e to the array arr of cnt elements. */
 #define XP_GCOV_PUSH(g, arr, cnt, capf, e)                                \
-	(room((void **)&(g)->arr, (g)->cnt, &((gcov_full *)(g))->capf,   \
-	      sizeof *(g)->arr) ? XP_E_NOMEM                               \
+	(xp_array_grow((void **)&(g)->arr, &((gcov_full *)(g))->capf,    \
+	               (g)->cnt, sizeof *(g)->arr) ? XP_E_NOMEM            \
 	 : ((g)->arr[(g)->cnt++] = *(e), XP_E_OK))
 
 xp_err xp_gcov_add_rec(xp_gcov *g, const xp_gcov_rec *r)
