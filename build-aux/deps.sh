@@ -45,7 +45,9 @@ ar binutils
 # CRC-32C that merge manifests record and jq reads their JSON; make
 # check-asan runs the suite built by clang too; the gmon.out tests compare
 # the function coverage of a gcc -pg run with gcov's on the same program;
-# callgrind_annotate reads xprof_show's callgrind exports.
+# callgrind_annotate reads xprof_show's callgrind exports; the GCC
+# coverage tests build with every release whose files lib/gcov reads
+# (gcc-11, gcc-12) and compare with that release's gcov-tool.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -72,6 +74,12 @@ jq jq
 clang clang
 gcov gcc
 callgrind_annotate valgrind
+gcov-tool gcc
+gcov-dump gcc
+gcc-11 gcc-11
+gcc-12 gcc-12
+gcov-tool-11 gcc-11
+gcov-tool-12 gcc-12
 "
 
 # --- bench: the peers make bench measures each tool against ---

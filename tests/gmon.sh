@@ -28,20 +28,7 @@ here=$SRCDIR/tests/gmon
 
 # --- lossless round trips ----------------------------------------------------
 for f in "$real"/*.gmon.out "$real"/*.gmon.sum "$here"/*.gmon; do
-	n=rt-$(basename "$f")
-	rm -f "$work/t1" "$work/b1" "$work/t2"
-	if ! "$BTOA" "$f" "$work/t1" 2> "$work/err"; then
-		fail "$n" "xprof_btoa failed: $(cat "$work/err")"
-	elif ! "$ATOB" "$work/t1" "$work/b1" 2> "$work/err"; then
-		fail "$n" "xprof_atob failed: $(cat "$work/err")"
-	elif ! cmp -s "$f" "$work/b1"; then
-		fail "$n" "binary -> text -> binary differs"
-	elif ! "$BTOA" "$work/b1" "$work/t2" 2> "$work/err" ||
-	     ! cmp -s "$work/t1" "$work/t2"; then
-		fail "$n" "text -> binary -> text differs"
-	else
-		pass "$n"
-	fi
+	round_trip "rt-$(basename "$f")" "$f" "$work"
 done
 
 # The text of a small file, exactly (the form gmon(5) describes).

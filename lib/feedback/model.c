@@ -114,6 +114,24 @@ void xp_buf_free(xp_buf *b)
 	b->len = b->cap = 0;
 }
 
+int xp_array_grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	size_t nc;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	if (nc > SIZE_MAX / sz)
+		return -1;
+	q = realloc(*p, nc * sz);
+	if (q == NULL)
+		return -1;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sealed profiles                                                     */
 /* ------------------------------------------------------------------ */
