@@ -42,7 +42,8 @@ ar binutils
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
 # the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program.
+# coverage of a gcc -pg run with gcov's on the same program; the
+# differential coverage tests make their patches with git diff.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -66,6 +67,7 @@ ninja ninja-build
 strace strace
 clang clang
 gcov gcc
+git git
 "
 
 # --- bench: the peers make bench measures each tool against ---
