@@ -366,9 +366,9 @@ static xp_err git_line(parser *ps)
 		if (!*dst)
 			return PERR(ps, col, "a renamed or copied file named "
 			            "/dev/null");
-		/* These names never had git's a/ and b/ prefixes. */
-		return strip_name(ps, *dst, ps->strip > 0 ? ps->strip - 1 : 0,
-		                  col);
+		/* Git writes these names from the repository's root, never
+		 * with its prefixes, whatever --src-prefix says. */
+		return strip_name(ps, *dst, 0, col);
 	}
 	return XP_E_OK;
 }
@@ -752,8 +752,11 @@ int xp_patch_check(const xp_patch_file *f, const char *text, size_t len,
 			return 0;
 		}
 		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - text) - at : len - at;
-		if (n != l->len || memcmp(text + at, l->text, n) != 0) {
+		size_t n = nl ? (size_t)(nl - text) - at : len - at, pn = l->len;
+		/* Line ends are not compared: CRLF on either side is fine. */
+		n -= n > 0 && text[at + n - 1] == '\r';
+		pn -= pn > 0 && l->text[pn - 1] == '\r';
+		if (n != pn || memcmp(text + at, l->text, n) != 0) {
 			xp_diag_warn(d, srcname, "line %" PRIu32 " differs from %s "
 			             "line %" PRIu32 "; the patch may not be the "
 			             "change that made this file", l->line,
