@@ -56,7 +56,6 @@ static int nomem(void)
 int diffcov_option(tcov_diffopts *o, int c, const char *arg,
                    const char *usage_text)
 {
-	char msg[160];
 	size_t n;
 	int st;
 
@@ -74,11 +73,9 @@ int diffcov_option(tcov_diffopts *o, int c, const char *arg,
 		o->patch = arg;
 		break;
 	case 'G':
-		if (parse_pct(arg, &o->gate) != 0) {
-			snprintf(msg, sizeof msg, "invalid percentage '%.100s' for "
-			         "--fail-under-changed (0 to 100)", arg);
-			return tool_usage_error(PROG, usage_text, msg);
-		}
+		if ((st = pct_option("--fail-under-changed", arg, &o->gate,
+		                     usage_text)) >= 0)
+			return st;
 		o->gate_set = 1;
 		break;
 	case 'P':

@@ -21,7 +21,8 @@ void warn_file(const char *file, const char *fmt, ...)
 const char *fmt_pct(char *buf, uint64_t hit, uint64_t total);
 const char *fmt_below(char *buf, uint64_t hit, uint64_t total,
                       uint64_t pct);
-int parse_pct(const char *s, uint64_t *out);
+int pct_option(const char *opt, const char *arg, uint64_t *out,
+               const char *usage);
 int read_profiles(const char *const *paths, size_t n, int update,
                   xp_tcov **cov, xp_tcov_info *info);
 int read_all(FILE *f, const char *name, char **text, size_t *len);

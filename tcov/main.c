@@ -130,7 +130,7 @@ static const char *fmt_avg(char *buf, uint64_t sum, uint64_t n)
  * --fail-under: a percentage from 0 to 100 with at most two decimals, in
  * hundredths.  Returns 0 or -1.
  */
-int parse_pct(const char *s, uint64_t *out)
+static int parse_pct(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 	int digits = 0, decimals = -1;
@@ -155,6 +155,19 @@ int parse_pct(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A percentage option opt: sets *out and returns -1, or reports the
+ * bad value and returns exit status 2. */
+int pct_option(const char *opt, const char *arg, uint64_t *out,
+               const char *usage)
+{
+	char msg[160];
+	if (parse_pct(arg, out) == 0)
+		return -1;
+	snprintf(msg, sizeof msg, "invalid percentage '%.100s' for %s (0 to "
+	         "100)", arg, opt);
+	return tool_usage_error(PROG, usage, msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -406,7 +419,6 @@ typedef struct {
 /* Applies option c; returns -1 to go on, or the exit status. */
 static int option(cmdline *cl, int c, int argc, char **argv)
 {
-	char msg[160];
 	int st;
 
 	switch (c) {
@@ -422,11 +434,9 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 		cl->exports[EX_COBERTURA] = optarg;
 		break;
 	case 'F':
-		if (parse_pct(optarg, &cl->fail_under) != 0) {
-			snprintf(msg, sizeof msg, "invalid percentage '%.100s' "
-			         "for --fail-under (0 to 100)", optarg);
-			return tool_usage_error(PROG, usage_text, msg);
-		}
+		if ((st = pct_option("--fail-under", optarg, &cl->fail_under,
+		                     usage_text)) >= 0)
+			return st;
 		cl->fail_set = 1;
 		break;
 	case 'J':

@@ -98,21 +98,6 @@ static xp_err perr_at(parser *ps, uint32_t ln, size_t off, size_t n,
 #define PERR(ps, col, ...) \
 	perr_at((ps), (ps)->ln, (ps)->off, (ps)->n, (col), __VA_ARGS__)
 
-/* Makes room for one more element of size size in *v. */
-static xp_err grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	void **pv = v;
-	if (n < *cap)
-		return XP_E_OK;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *nv = realloc(*pv, nc * size);
-	if (!nv)
-		return XP_E_NOMEM;
-	*pv = nv;
-	*cap = nc;
-	return XP_E_OK;
-}
-
 static void pfile_free(pfile *f)
 {
 	XP_FREE(f->old_path, f->new_path, f->added, f->removed, f->shown);
@@ -240,8 +225,8 @@ static xp_err strip_name(parser *ps, char *s, int strip, size_t col)
 static xp_err begin_file(parser *ps, int git)
 {
 	xp_patch *pa = ps->patch;
-	xp_err err = grow(&pa->files, &pa->cap_files, pa->n_files,
-	                  sizeof *pa->files);
+	xp_err err = xp_tcov_grow(&pa->files, &pa->cap_files, pa->n_files,
+	                          sizeof *pa->files);
 	if (err)
 		return err;
 	ps->cur = &pa->files[pa->n_files++];
@@ -493,15 +478,15 @@ static xp_err body_line(parser *ps)
 		            " (' ', '-' or '+'): %" PRIu32 " old and %" PRIu32
 		            " new lines are missing", ps->hunk_ln, ps->old_left,
 		            ps->new_left);
-	if (c == '-' && !(err = grow(&f->removed, &f->cap_removed,
-	                             f->n_removed, sizeof *f->removed)))
+	if (c == '-' && !(err = xp_tcov_grow(&f->removed, &f->cap_removed,
+	                                     f->n_removed, sizeof *f->removed)))
 		f->removed[f->n_removed++] = ps->old_line;
-	if (c == '+' && !(err = grow(&f->added, &f->cap_added, f->n_added,
-	                             sizeof *f->added)))
+	if (c == '+' && !(err = xp_tcov_grow(&f->added, &f->cap_added,
+	                                     f->n_added, sizeof *f->added)))
 		f->added[f->n_added++] = ps->new_line;
 	if (c != '-' && !err &&
-	    !(err = grow(&f->shown, &f->cap_shown, f->n_shown,
-	                 sizeof *f->shown))) {
+	    !(err = xp_tcov_grow(&f->shown, &f->cap_shown, f->n_shown,
+	                         sizeof *f->shown))) {
 		xp_patch_line *l = &f->shown[f->n_shown++];
 		l->line = ps->new_line;
 		l->at = ps->ln;
