@@ -47,7 +47,8 @@ ar binutils
 # the function coverage of a gcc -pg run with gcov's on the same program;
 # callgrind_annotate reads xprof_show's callgrind exports; the GCC
 # coverage tests build with every release whose files lib/gcov reads
-# (gcc-11, gcc-12) and compare with that release's gcov-tool.
+# (gcc-11, gcc-12) and compare with that release's gcov-tool;
+# the differential coverage tests make their patches with git diff.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -80,6 +81,7 @@ gcc-11 gcc-11
 gcc-12 gcc-12
 gcov-tool-11 gcc-11
 gcov-tool-12 gcc-12
+git git
 "
 
 # --- bench: the peers make bench measures each tool against ---
