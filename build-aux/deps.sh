@@ -41,7 +41,9 @@ ar binutils
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
 # the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program.
+# coverage of a gcc -pg run with gcov's on the same program; the LLVM
+# profile tests build a program with clang -fprofile-instr-generate and
+# -fprofile-generate and compare merges with llvm-profdata's.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -63,6 +65,7 @@ go golang-go
 ninja ninja-build
 strace strace
 clang clang
+llvm-profdata llvm
 gcov gcc
 "
 

@@ -696,6 +696,9 @@ typedef struct {
 	/* CPU profiles: rescale to a common sampling period instead of
 	 * refusing different periods. */
 	int rescale;
+	/* How weighted counts combine, for the formats whose page says
+	 * (LLVM profiles); the others refuse all but XP_MERGE_SUM. */
+	xp_merge_mode mode;
 } xp_prof_merge_opts;
 
 /*

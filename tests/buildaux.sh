@@ -149,7 +149,8 @@ if [ ! -s "$work/err" ] &&
     grep -q 'XP_FMT_CPUPROF = 5, XP_FMT_CPUPROF_TEXT = 6,' "$work/formats.h" &&
     grep -q 'XP_FMT_DCPI = 7, XP_FMT_DCPI_TEXT = 8,' "$work/formats.h" &&
     grep -q 'XP_FMT_MPATROL = 9, XP_FMT_MPATROL_TEXT = 10,' "$work/formats.h" &&
-    grep -q 'XP_FMT_COUNT_ = 11$' "$work/formats.h"; then
+    grep -q 'XP_FMT_LLVM = 13, XP_FMT_LLVM_TEXT = 14,' "$work/formats.h" &&
+    grep -q 'XP_FMT_COUNT_ = 15$' "$work/formats.h"; then
 	pass formats-list
 else
 	fail formats-list "$(cat "$work/err" "$work/formats.h" | head -5)"
@@ -159,7 +160,7 @@ fi
 { cat lib/modules.list; echo "gcov GCOV 11"; } > "$work/new.list"
 if sh build-aux/formats.sh "$work/new.list" 2>/dev/null |
     grep -q 'XP_FMT_GCOV = 11, XP_FMT_GCOV_TEXT = 12, \\$' &&
-    sh build-aux/formats.sh "$work/new.list" | grep -q 'XP_FMT_COUNT_ = 13$'
+    sh build-aux/formats.sh "$work/new.list" | grep -q 'XP_FMT_COUNT_ = 15$'
 then
 	pass formats-new-module
 else

@@ -79,6 +79,9 @@ typedef struct xp_module {
 	 * gmon.out" has no lines. */
 	unsigned report_takes;
 	const char *report_of;
+	/* The merge takes xp_prof_merge_opts.mode (max, min); others
+	 * refuse all but a sum. */
+	int merge_modes;
 	void (*free)(void *m);
 } xp_module;
 
