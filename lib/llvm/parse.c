@@ -215,6 +215,11 @@ static xp_err parse_traces(ps *p)
 				return XP_E_NOMEM;
 			t->n_names++;
 		}
+		/* Its line would be blank when written, and blank lines are
+		 * skipped. */
+		if (t->n_names == 0)
+			return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
+			                      "a trace names no function");
 		p->pending = 0;
 	}
 	return XP_E_OK;
