@@ -126,17 +126,34 @@ int tool_version(const char *prog)
 	return fflush(stdout) != 0 ? 2 : 0;
 }
 
+int tool_format_choice(const char *prog, const char *usage_text,
+                       const char *arg, const char *const *names, int *out)
+{
+	char msg[240];
+	size_t n = 0, len;
+
+	for (n = 0; names[n] != NULL; n++)
+		if (strcmp(arg, names[n]) == 0) {
+			*out = (int)n;
+			return 0;
+		}
+	len = (size_t)snprintf(msg, sizeof msg,
+	                       "unknown format '%.100s' (use ", arg);
+	for (size_t i = 0; i < n && len < sizeof msg; i++)
+		len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s",
+		                        i == 0 ? "" : i + 1 < n ? ", " : " or ",
+		                        names[i]);
+	if (len < sizeof msg)
+		snprintf(msg + len, sizeof msg - len, ")");
+	return tool_usage_error(prog, usage_text, msg);
+}
+
 int tool_format_option(const char *prog, const char *usage_text,
                        const char *arg, int *json)
 {
-	if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
-		*json = arg[0] == 'j';
-		return 0;
-	}
-	char msg[160];
-	snprintf(msg, sizeof msg, "unknown format '%.100s' (use text or json)",
-	         arg);
-	return tool_usage_error(prog, usage_text, msg);
+	static const char *const names[] = { "text", "json", NULL };
+
+	return tool_format_choice(prog, usage_text, arg, names, json);
 }
 
 int tool_count_option(const char *prog, const char *usage_text,
@@ -297,10 +314,18 @@ typedef struct {
 	const xp_fb *fb;
 	const xp_prof *p;
 	int text;
+	/* An export (kind != 0) of p or fb, named name in messages. */
+	xp_export_kind kind;
+	const xp_export_opts *eo;
+	const char *name;
 } payload;
 
-static xp_err write_payload(const payload *w, int fd)
+static xp_err write_payload(const payload *w, int fd, xp_diags *d)
 {
+	if (w->kind != 0 && w->fb != NULL)
+		return xp_fb_export_fd(w->fb, w->kind, w->eo, w->name, fd, d);
+	if (w->kind != 0)
+		return xp_prof_export_fd(w->p, w->kind, w->eo, w->name, fd, d);
 	return w->fb != NULL ? xp_text_write_fd(w->fb, fd)
 	                     : xp_prof_write_fd(w->p, w->text, fd);
 }
@@ -315,33 +340,28 @@ static int write_out(const char *prog, const payload *w, const char *out)
 	xp_diags *d;
 	xp_afile *af;
 	xp_err err;
-	int e;
+	int e, stdo = strcmp(out, "-") == 0;
 
-	if (strcmp(out, "-") == 0) {
-		if ((err = write_payload(w, STDOUT_FILENO)) != XP_E_OK) {
-			e = errno;
-			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", prog,
-			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
-			return -1;
-		}
-		return 0;
-	}
 	if ((d = xp_diags_new(0)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
-	err = xp_afile_open(out, &af, d);
+	err = stdo ? XP_E_OK : xp_afile_open(out, &af, d);
 	if (err == XP_E_OK) {
-		err = write_payload(w, xp_afile_fd(af));
-		if (err != XP_E_OK) {
-			e = errno;
+		err = write_payload(w, stdo ? STDOUT_FILENO : xp_afile_fd(af), d);
+		e = errno;
+		if (err != XP_E_OK && !stdo)
 			xp_afile_abort(af);
-			fprintf(stderr, "%s: %s: cannot write: %s\n", prog, out,
+		if (err != XP_E_OK && xp_diags_count(d) == 0) {
+			/* The writing itself failed. */
+			fprintf(stderr, "%s: %s: cannot write: %s\n", prog,
+			        stdo ? "<stdout>" : out,
 			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
 			xp_diags_free(d);
 			return -1;
 		}
-		err = xp_afile_commit(af, d);
+		if (err == XP_E_OK && !stdo)
+			err = xp_afile_commit(af, d);
 	}
 	tool_print_diags(prog, d, err, out);
 	xp_diags_free(d);
@@ -360,14 +380,23 @@ int tool_flush_stdout(const char *prog)
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out)
 {
-	payload w = { NULL, p, text };
+	payload w = { NULL, p, text, 0, NULL, NULL };
 
 	return write_out(prog, &w, out);
 }
 
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out)
 {
-	payload w = { fb, NULL, 1 };
+	payload w = { fb, NULL, 1, 0, NULL, NULL };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
+                      xp_export_kind kind, const xp_export_opts *eo,
+                      const char *name, const char *out)
+{
+	payload w = { fb, p, 0, kind, eo, name };
 
 	return write_out(prog, &w, out);
 }

@@ -569,6 +569,21 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
  */
 xp_err xp_merger_write(xp_merger *m, const char *dir, xp_diags *d);
 xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d);
+/*
+ * A merge on several threads: each thread adds its share of the inputs to
+ * a merger of its own, made by xp_merger_new_like() once m holds the
+ * first input (it has m's options and refuses what adding to m would
+ * refuse, with the same messages), and m then absorbs the others one by
+ * one.  xp_merger_absorb() adds everything from has accumulated into m,
+ * as if m had been given from's inputs after its own: value profiles
+ * keep all their values until the result is produced, so the result is
+ * that of one merger given every input, byte for byte, however the
+ * inputs were shared out.  Warnings about dropped versions are given
+ * once per version that each merger holds (not once per input).  from
+ * is only to be freed afterwards.
+ */
+xp_merger *xp_merger_new_like(const xp_merger *m);
+xp_err xp_merger_absorb(xp_merger *m, xp_merger *from, xp_diags *d);
 
 /* ------------------------------------------------------------------ */
 /* Format recognition                                                  */

@@ -19,7 +19,7 @@
 #    warning), the IR and front-end flags mixed (a warning);
 #  - the conversion to feedback: xprof_show's totals are those of
 #    llvm-profdata show, xprof_diff tells runs apart, and xprof_merge
-#    --feedback writes a profile directory.
+#    --feedback writes a profile directory; the exports are refused.
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
@@ -221,6 +221,16 @@ if "$MERGE" -o fb.profile --feedback fe1.proftext fe2.proftext 2> err &&
 	pass feedback-profile-directory
 else
 	fail feedback-profile-directory "$(cat err)"
+fi
+
+# No stacks, no call graph: the exports are refused, not crashed on.
+"$SHOW" --format=folded fe1.proftext > out 2> err; st=$?
+if [ "$st" = 2 ] && [ ! -s out ] &&
+    grep -q 'an LLVM profile has no call stacks or call graph to export' err
+then
+	pass export-refused
+else
+	fail export-refused "status $st: $(cat err)"
 fi
 
 cd / && [ "${XP_KEEP:-0}" = 1 ] || rm -rf "$work"
