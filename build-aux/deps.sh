@@ -48,7 +48,10 @@ ar binutils
 # callgrind_annotate reads xprof_show's callgrind exports; the GCC
 # coverage tests build with every release whose files lib/gcov reads
 # (gcc-11, gcc-12) and compare with that release's gcov-tool;
-# the differential coverage tests make their patches with git diff.
+# the differential coverage tests make their patches with git diff;
+# the LLVM profile tests build a program with clang
+# -fprofile-instr-generate and -fprofile-generate and compare merges with
+# llvm-profdata's.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -73,6 +76,7 @@ strace strace
 rhash rhash
 jq jq
 clang clang
+llvm-profdata llvm
 gcov gcc
 callgrind_annotate valgrind
 gcov-tool gcc
