@@ -196,6 +196,22 @@ static xp_err xp_llvm_write(const void *m, xp_wbuf *w)
 	return xp_llvm_write_proftext(m, w);
 }
 
+/* Functions, their counters and the sum of the counters. */
+static void xp_llvm_totals(const void *model, xp_prof_totals *t)
+{
+	const xp_llvm *m = model;
+	uint64_t counters = 0, sum = 0;
+
+	for (size_t i = 0; i < m->n_funcs; i++) {
+		counters += m->funcs[i].n_counts;
+		for (size_t k = 0; k < m->funcs[i].n_counts; k++)
+			sum = xp_sat_add(sum, m->funcs[i].counts[k]);
+	}
+	xp_prof_total(t, "functions", m->n_funcs);
+	xp_prof_total(t, "counters", counters);
+	xp_prof_total(t, "count", sum);
+}
+
 static void xp_llvm_free_model(void *m)
 {
 	xp_llvm_free(m);
@@ -213,5 +229,6 @@ const xp_module xp_module_llvm = {
 	.merge = xp_llvm_merge,
 	.to_feedback = xp_llvm_to_feedback,
 	.merge_modes = 1,
+	.totals = xp_llvm_totals,
 	.free = xp_llvm_free_model,
 };

@@ -181,9 +181,24 @@ static void test_corpus(void)
 	CHECK(checked >= 20);
 }
 
+/* Every module has the entries the registry calls without asking:
+ * recognition, reading and writing both forms, merging, totals, free.
+ * (to_feedback, report, export and check_exe may be NULL: refused.) */
+static void test_entries(void)
+{
+	for (const xp_module *m = xp_module_next(NULL); m != NULL;
+	     m = xp_module_next(m)) {
+		CHECK(m->detect && m->detect_text && m->read && m->read_text);
+		CHECK(m->write && m->write_text && m->merge && m->totals);
+		CHECK(m->free != NULL);
+		CHECK(!m->report == !m->report_free);
+	}
+}
+
 int main(void)
 {
 	RUN(test_order);
+	RUN(test_entries);
 	RUN(test_corpus);
 	return unit_done();
 }
