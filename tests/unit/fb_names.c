@@ -162,9 +162,12 @@ static void test_proc_names(void)
 
 	xp_fbb_set_diags(b, d);
 	CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+	/* Every name first: each procedure's value names the next. */
 	for (size_t i = 0; i < N; i++) {
 		CHECK(xp_fbb_intern_proc(b, names[i], &id[i]) == XP_E_OK);
 		CHECK_STR(xp_fbb_str(b, id[i]), want[i]);
+	}
+	for (size_t i = 0; i < N; i++) {
 		xp_proc p = {.name = id[i], .proc_id = (uint32_t)i + 1,
 		             .n_vp_sites = 1};
 		CHECK(xp_fbb_begin_proc(b, &p) == XP_E_OK);
