@@ -414,6 +414,7 @@ static void xp_dcpi_free_model(void *m)
 
 const xp_module xp_module_dcpi = {
 	XP_MODULE_NAMES("dcpi", DCPI, "dcpi.prof", "DCPI profile", "a"),
+	.sampled = 1,
 	XP_MODULE_ENTRIES(xp_dcpi),
 	.report_takes = XP_REPORT_LINES,
 	.report_of = "the report of a DCPI profile",

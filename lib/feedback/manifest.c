@@ -357,6 +357,32 @@ static xp_err add_union(xp_manifest *man, const xp_manifest *sub,
 	return err;
 }
 
+/* The module whose format token (format_token()) tok is, or NULL. */
+static const xp_module *token_module(const char *tok)
+{
+	for (const xp_module *m = xp_module_next(NULL); m != NULL;
+	     m = xp_module_next(m)) {
+		size_t n = strlen(m->name);
+		if (strncmp(tok, m->name, n) == 0 &&
+		    (tok[n] == '\0' || strcmp(tok + n, "-text") == 0))
+			return m;
+	}
+	return NULL;
+}
+
+const char *xp_manifest_sampled(const xp_manifest *man)
+{
+	const xp_module *m;
+
+	for (size_t i = 0; i < man->nrec; i++)
+		if ((m = token_module(man->rec[i].format)) && m->sampled)
+			return m->display_a;
+	for (size_t i = 0; i < man->nfmt; i++)
+		if ((m = token_module(man->fmt[i].format)) && m->sampled)
+			return m->display_a;
+	return NULL;
+}
+
 xp_err xp_manifest_absorb(xp_manifest *man, const xp_manifest *sub)
 {
 	return add_union(man, sub, 1.0);
