@@ -222,14 +222,9 @@ const char *xp_dcpi_chunk_rule(const xp_dcpi *m, const xp_dcpi_chunk *prev,
 xp_err xp_dcpi_add_chunk(xp_dcpi *m, size_t *cap, uint32_t off,
                          uint32_t number)
 {
-	if (m->nchunks == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		xp_dcpi_chunk *c = realloc(m->chunks, nc * sizeof *c);
-		if (c == NULL)
-			return XP_E_NOMEM;
-		m->chunks = c;
-		*cap = nc;
-	}
+	if (xp_grow(&m->chunks, cap, m->nchunks,
+	            sizeof *m->chunks) != XP_E_OK)
+		return XP_E_NOMEM;
 	m->chunks[m->nchunks].offset = off;
 	m->chunks[m->nchunks].number = number;
 	m->chunks[m->nchunks].first = m->ncounts;
