@@ -40,7 +40,8 @@ ar binutils
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too.
+# the suite built by clang too.  jq checks that JSON the tools write is
+# valid.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -53,6 +54,7 @@ script bsdutils
 nm binutils
 objdump binutils
 awk mawk
+jq jq
 genhtml lcov
 google-pprof google-perftools
 c++ g++

@@ -291,18 +291,40 @@ void tool_json_str(FILE *f, const char *s)
 /* Profiles of any format                                              */
 /* ------------------------------------------------------------------ */
 
-/* What to write and how: a feedback profile's text, or a profile of a
- * foreign format in either form. */
+/* What to write and how: a feedback profile (its text or its
+ * database), a profile of a foreign format in either form, or bytes. */
 typedef struct {
 	const xp_fb *fb;
 	const xp_prof *p;
 	int text;
+	const void *bytes;
+	size_t len;
 } payload;
+
+static xp_err write_bytes(const void *buf, size_t len, int fd)
+{
+	const char *b = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, b, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return XP_E_IO;
+		b += k;
+		len -= (size_t)k;
+	}
+	return XP_E_OK;
+}
 
 static xp_err write_payload(const payload *w, int fd)
 {
-	return w->fb != NULL ? xp_text_write_fd(w->fb, fd)
-	                     : xp_prof_write_fd(w->p, w->text, fd);
+	if (w->fb != NULL)
+		return w->text ? xp_text_write_fd(w->fb, fd)
+		               : xp_db_write_fd(w->fb, fd);
+	if (w->p != NULL)
+		return xp_prof_write_fd(w->p, w->text, fd);
+	return write_bytes(w->bytes, w->len, fd);
 }
 
 /*
@@ -360,14 +382,29 @@ int tool_flush_stdout(const char *prog)
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out)
 {
-	payload w = { NULL, p, text };
+	payload w = { NULL, p, text, NULL, 0 };
 
 	return write_out(prog, &w, out);
 }
 
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out)
 {
-	payload w = { fb, NULL, 1 };
+	payload w = { fb, NULL, 1, NULL, 0 };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_db(const char *prog, const xp_fb *fb, const char *out)
+{
+	payload w = { fb, NULL, 0, NULL, 0 };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_bytes(const char *prog, const void *buf, size_t len,
+                     const char *out)
+{
+	payload w = { NULL, NULL, 0, buf, len };
 
 	return write_out(prog, &w, out);
 }

@@ -129,8 +129,13 @@ int tool_write_prof(const char *prog, const xp_prof *p, int text,
 /* Flushes standard output: 0, or -1 after printing "prog: <stdout>:
  * cannot write: reason". */
 int tool_flush_stdout(const char *prog);
-/* The same for the canonical text of a feedback profile. */
+/* The same for the canonical text of a feedback profile, */
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
+/* for its database file (xprof_db(5)), */
+int tool_write_db(const char *prog, const xp_fb *fb, const char *out);
+/* and for len bytes at buf. */
+int tool_write_bytes(const char *prog, const void *buf, size_t len,
+                     const char *out);
 /*
  * Opens a profile of any format as feedback: feedback as xp_open_any()
  * does, the foreign formats through their conversion to feedback (lo

@@ -5,11 +5,13 @@
  *
  * Inputs are profile directories, feedback database files or feedback
  * texts, recognised from their content, given on the command line, with
- * -w WEIGHT,PATH, or listed in @LISTFILE files.  They are opened, added to
- * the merger and closed one at a time, so any number of them can be merged
- * in memory proportional to the result.  Nothing is written unless every
- * input was merged; the output (a profile directory, or with --text a
- * feedback text) is replaced atomically.  With --accumulate the output
+ * -w WEIGHT,PATH, or listed in @LISTFILE files (@- for standard input;
+ * - is an input read from it).  They are opened, added to the merger and
+ * closed one at a time, so any number of them can be merged in memory
+ * proportional to the result.  Nothing is written unless every input was
+ * merged, or left out by --failure-mode (drop.c); the output (a profile
+ * directory, or with --text a feedback text; -o - writes the text or the
+ * database file to standard output) is replaced atomically.  With --accumulate the output
  * directory is locked once the inputs are merged, and its existing data,
  * read under the lock, is one more input, so that concurrent runs adding
  * to one directory lose nothing.
@@ -20,7 +22,8 @@
  * output is a file of it (its text form with --text), or with --feedback
  * the conversion of the sum to feedback, in a profile directory.
  *
- * Exit status: 0 on success (warnings allowed), 2 on any trouble.
+ * Exit status: 0 on success (warnings allowed), 2 on any trouble, 3 when
+ * the result was written but bad inputs were left out.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drop.h"
 #include "tool.h"
 #include "xprof.h"
 
@@ -40,12 +44,13 @@
 static const char usage_text[] =
 	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
 	"       [--scale=F] [--sparse] [-e EXECUTABLE] [-L LAYOUT] [--by-function] [--rescale]\n"
+	"       [--failure-mode=any|all|warn] [--max-bad=N|P%] [--rejected=FILE]\n"
 	"       [--feedback] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
 	"  -o OUT                 the output profile directory (with --text, a text;\n"
-	"                         - for standard output)\n"
+	"                         - for standard output: the text or the database)\n"
 	"  -a, --accumulate       add the inputs into OUT under its lock\n"
 	"  -q, --quiet            print no warnings\n"
 	"  --text                 write a canonical feedback text\n"
@@ -62,6 +67,11 @@ static const char options_text[] =
 	"  --rescale              CPU profiles: rescale to a common period\n"
 	"  --feedback             other formats: write the sum's conversion to\n"
 	"                         feedback into OUT\n"
+	"  --failure-mode=any|all|warn\n"
+	"                         a bad input stops the run (any, the default), or\n"
+	"                         is left out, reported as an error or a warning\n"
+	"  --max-bad=N|P%         fail when more than N inputs (P%) are left out\n"
+	"  --rejected=FILE        write the inputs left out as a JSON list\n"
 	"  -h, --help             print this help and exit\n"
 	"  -V, --version          print the version and exit\n";
 
@@ -79,6 +89,7 @@ typedef struct {
 	int quiet;
 	uint64_t done, total;
 	int progress;          /* stderr is a terminal */
+	int total_open;        /* the total is not known (@-) */
 	int shown;             /* a progress line is on screen */
 	struct timespec start, last;
 	int have_type;         /* the first input's data type is known */
@@ -87,11 +98,12 @@ typedef struct {
 	/* The other formats. */
 	int kind;              /* 0: no input yet, 1: feedback, 2: foreign */
 	xp_format fmt;         /* the first input's format */
-	const char *first;     /* the first input's name */
+	char *first;           /* the first input's name */
 	xp_prof *prof;         /* the sum so far */
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
 	double scale;
+	drop *dr;              /* inputs that cannot be merged */
 } run;
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -117,8 +129,13 @@ static void show_progress(run *r)
 	if (since(&r->start, &now) < 1.0 || (r->shown && since(&r->last, &now) < 0.1))
 		return;
 	r->last = now;
-	fprintf(stderr, "\r%s: %llu/%llu inputs", PROG,
-	        (unsigned long long)r->done, (unsigned long long)r->total);
+	if (r->total_open)
+		fprintf(stderr, "\r%s: %llu inputs", PROG,
+		        (unsigned long long)r->done);
+	else
+		fprintf(stderr, "\r%s: %llu/%llu inputs", PROG,
+		        (unsigned long long)r->done,
+		        (unsigned long long)r->total);
 	r->shown = 1;
 }
 
@@ -135,29 +152,38 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 }
 
 /*
- * Checks that in is of the same kind as the inputs so far (feedback, or
- * one foreign format) and records the first.  Returns the kind (1 or 2),
- * or -1 after printing what is wrong.
+ * Checks that format f is of the kind of the inputs merged so far
+ * (feedback, or one foreign format).  Returns the kind (1 or 2), or -1
+ * with what is wrong in msg.
  */
-static int input_kind(run *r, const xp_input *in, const char *name)
+static int input_kind(const run *r, xp_format f, char *msg, size_t size)
 {
-	xp_format f = xp_input_format(in);
 	const char *mod = xp_format_module(f);
 	int kind = mod != NULL ? 2 : 1;
 
-	if (r->kind == 0) {
-		r->kind = kind;
-		r->fmt = f;
-		r->first = name;
-	} else if (kind != r->kind ||
-	           (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0)) {
-		clear_progress(r);
-		fprintf(stderr, "%s: %s: %s cannot be merged with %s, %s\n",
-		        PROG, name, xp_format_a(f), r->first,
-		        xp_format_a(r->fmt));
+	if (r->kind != 0 && (kind != r->kind ||
+	    (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0))) {
+		snprintf(msg, size, "%s cannot be merged with %s, %s",
+		         xp_format_a(f), r->first, xp_format_a(r->fmt));
 		return -1;
 	}
 	return kind;
+}
+
+/*
+ * An input that could not be merged (why: d and err, or msg): the run
+ * stops, or goes on without it (drop.h).  Running out of memory, or a
+ * merge that failed after the input changed it, always stops the run.
+ */
+static int bad_input(run *r, const char *path, const char *name,
+                     xp_format fmt, xp_diags *d, xp_err err, const char *msg)
+{
+	clear_progress(r);
+	if (err == XP_E_NOMEM || xp_merger_failed(r->m)) {
+		print_diags(r, d, err, name);
+		return -1;
+	}
+	return drop_input(r->dr, PROG, path, fmt, d, err, msg);
 }
 
 /* Adds one input of a foreign format to the sum. */
@@ -192,37 +218,49 @@ static xp_err add_feedback(run *r, xp_input *in, const char *name,
 }
 
 /* Opens one input, recognising its format once, and adds it; returns 0
- * on success. */
+ * when the run goes on (with it, or without it when it is bad). */
 static int add_input(run *r, const char *path, double weight)
 {
 	xp_diags *d = xp_diags_new(MAX_DIAGS);
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	xp_format fmt = XP_FMT_UNKNOWN;
 	xp_input *in = NULL;
+	char msg[1024];
 	xp_err err;
-	int kind;
+	int kind, st = 0;
 
 	if (!d) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
+	drop_count(r->dr);
 	if ((err = xp_input_open(path, &in, d)) != XP_E_OK) {
-		print_diags(r, d, err, name);
-		xp_diags_free(d);
-		return -1;
+		st = bad_input(r, path, name, fmt, d, err, NULL);
+	} else if ((kind = input_kind(r, fmt = xp_input_format(in), msg,
+	                              sizeof msg)) < 0) {
+		st = bad_input(r, path, name, fmt, NULL, XP_E_FORMAT, msg);
+	} else {
+		err = kind == 2 ? add_foreign(r, in, name, weight, d)
+		                : add_feedback(r, in, name, weight, d);
+		if (err != XP_E_OK)
+			st = bad_input(r, path, name, fmt, d, err, NULL);
+		else
+			print_diags(r, d, err, name);
+		if (err == XP_E_OK && r->kind == 0) {
+			r->kind = kind;
+			r->fmt = fmt;
+			if (!(r->first = strdup(name))) {
+				fprintf(stderr, "%s: %s\n", PROG,
+				        xp_strerror(XP_E_NOMEM));
+				st = -1;
+			}
+		}
 	}
-	if ((kind = input_kind(r, in, name)) < 0) {
-		xp_input_free(in);
-		xp_diags_free(d);
-		return -1;
-	}
-	err = kind == 2 ? add_foreign(r, in, name, weight, d)
-	                : add_feedback(r, in, name, weight, d);
-	print_diags(r, d, err, name);
 	xp_input_free(in);
 	xp_diags_free(d);
 	r->done++;
 	show_progress(r);
-	return err == XP_E_OK ? 0 : -1;
+	return st;
 }
 
 /*
@@ -286,14 +324,19 @@ static const char *parse_weighted(const char *s, double *w)
 }
 
 /*
- * Walks a list file: one input a line, "WEIGHT,PATH" when the part before
- * the first comma is a positive number; blank lines and lines starting
- * with '#' are skipped; leading and trailing blanks are dropped.  With
- * count set, only counts the inputs.  Returns 0, or -1 after reporting.
+ * Walks a list file ("-": standard input): one input a line,
+ * "WEIGHT,PATH" when the part before the first comma is a positive
+ * number; blank lines and lines starting with '#' are skipped; leading
+ * and trailing blanks are dropped.  With count set, only counts the
+ * inputs.  Returns 0, or -1 after reporting.
  */
 static int walk_list(run *r, const char *list, int count)
 {
-	FILE *f = fopen(list, "r");
+	int is_stdin = strcmp(list, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(list, "r");
+
+	if (is_stdin)
+		list = "<stdin>";
 	if (!f) {
 		clear_progress(r);
 		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(errno));
@@ -332,6 +375,14 @@ static int walk_list(run *r, const char *list, int count)
 		const char *path = parse_weighted(s, &w);
 		if (!path)
 			path = s;
+		if (is_stdin && strcmp(path, "-") == 0) {
+			clear_progress(r);
+			fprintf(stderr, "%s: %s:%lu:%zu: - names standard input, "
+			        "which holds this list\n", PROG, list, lineno,
+			        (size_t)(path - line) + 1);
+			status = -1;
+			break;
+		}
 		if (add_input(r, path, w) != 0) {
 			status = -1;
 			break;
@@ -343,7 +394,8 @@ static int walk_list(run *r, const char *list, int count)
 		status = -1;
 	}
 	free(line);
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	return status;
 }
 
@@ -392,6 +444,7 @@ static const struct option long_opts[] = {
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
 	{"weight", required_argument, NULL, 'w'},
+	DROP_LONGOPTS,
 	TOOL_LONGOPTS_END
 };
 
@@ -407,6 +460,7 @@ typedef struct {
 	size_t nweighted;
 	int first_op, argc;     /* the operands: argv[first_op .. argc - 1] */
 	char **argv;
+	drop dr;                /* --failure-mode, --max-bad, --rejected */
 } cmdline;
 
 /* One option of the mode or mismatch kind: the index of arg in names,
@@ -489,11 +543,29 @@ static int option(cmdline *cl, int c)
 		cl->fb_only = "--sparse";
 		cl->mo.sparse = 1;
 		break;
+	case DROP_OPT_MODE:
+	case DROP_OPT_MAX:
+	case DROP_OPT_REJECTED:
+		return drop_option(&cl->dr, c, optarg, PROG, usage_text);
 	default:
 		return tool_other_option(PROG, usage_text, options_text, c,
 		                         cl->argv);
 	}
 	return -1;
+}
+
+/* How many inputs and lists read standard input (-, @-, -w W,-). */
+static int stdin_users(const cmdline *cl)
+{
+	int n = 0;
+	double w;
+
+	for (size_t i = 0; i < cl->nweighted; i++)
+		n += strcmp(parse_weighted(cl->weighted[i], &w), "-") == 0;
+	for (int i = cl->first_op; i < cl->argc; i++)
+		n += strcmp(cl->argv[i], "-") == 0 ||
+		     strcmp(cl->argv[i], "@-") == 0;
+	return n;
 }
 
 /* Parses the command line into cl; returns -1 to go on, or the exit
@@ -523,7 +595,13 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 		return usage_error("--accumulate adds feedback to a profile "
 		                   "directory; --feedback is for other formats",
 		                   NULL);
-	return -1;
+	if (cl->accumulate && strcmp(cl->out, "-") == 0)
+		return usage_error("--accumulate needs a profile directory, not "
+		                   "standard output", NULL);
+	if (stdin_users(cl) > 1)
+		return usage_error("standard input can be read once: give - or "
+		                   "@- once", NULL);
+	return drop_check(&cl->dr, cl->out, PROG, usage_text);
 }
 
 /* Adds every input: the -w ones, then the operands (list files read
@@ -533,7 +611,9 @@ static int add_inputs(run *r, const cmdline *cl)
 	/* Count the inputs for the progress line. */
 	r->total = cl->nweighted;
 	for (int i = cl->first_op; i < cl->argc; i++) {
-		if (cl->argv[i][0] == '@') {
+		if (strcmp(cl->argv[i], "@-") == 0) {
+			r->total_open = 1;
+		} else if (cl->argv[i][0] == '@') {
 			if (r->progress && walk_list(r, cl->argv[i] + 1, 1) != 0)
 				return -1;
 		} else {
@@ -554,10 +634,19 @@ static int add_inputs(run *r, const cmdline *cl)
 			return -1;
 		}
 	}
-	if (r->kind == 0 && no_input(r, cl->argc - cl->first_op,
-	                             cl->argv + cl->first_op))
+	if (r->dr->inputs == 0 && no_input(r, cl->argc - cl->first_op,
+	                                   cl->argv + cl->first_op))
 		return -1;
-	return 0;
+	clear_progress(r);
+	return drop_verdict(r->dr, PROG);
+}
+
+/* Writes feedback to a file: its text (--text) or, to standard output,
+ * its database.  Returns 0, or -1 after printing what went wrong. */
+static int write_fb_file(const cmdline *cl, const xp_fb *fb)
+{
+	return cl->text ? tool_write_text(PROG, fb, cl->out)
+	                : tool_write_db(PROG, fb, cl->out);
 }
 
 /* Writes the sum of inputs of a foreign format, or its conversion to
@@ -589,8 +678,8 @@ static int write_foreign(run *r, const cmdline *cl)
 	xp_diags_free(d);
 	if (err)
 		goto out;
-	if (cl->text) {
-		if (tool_write_text(PROG, res, cl->out) == 0)
+	if (cl->text || strcmp(cl->out, "-") == 0) {
+		if (write_fb_file(cl, res) == 0)
 			status = 0;
 	} else if ((d = xp_diags_new(MAX_DIAGS)) != NULL) {
 		err = xp_profdir_write(cl->out, res, d);
@@ -605,7 +694,8 @@ out:
 
 /* Writes the merged feedback: a database as the merger produces it
  * (with -a, under the output directory's lock, its data added first), or
- * a text.  Returns the exit status. */
+ * a text, or to standard output a database file.  Returns the exit
+ * status. */
 static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
                           xp_diags *d)
 {
@@ -632,7 +722,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 			return 2;
 	}
 	clear_progress(r);
-	if (!cl->text) {
+	if (!cl->text && strcmp(cl->out, "-") != 0) {
 		err = cl->accumulate ? xp_merger_write_locked(r->m, *lock, d)
 		                     : xp_merger_write(r->m, cl->out, d);
 		print_diags(r, d, err, cl->out);
@@ -640,7 +730,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	}
 	err = xp_merger_finish(r->m, &res, d);
 	print_diags(r, d, err, cl->out);
-	if (err == XP_E_OK && tool_write_text(PROG, res, cl->out) == 0)
+	if (err == XP_E_OK && write_fb_file(cl, res) == 0)
 		status = 0;
 	xp_fb_free(res);
 	return status;
@@ -669,6 +759,8 @@ int main(int argc, char **argv)
 	r.pmo = cl.pmo;
 	r.scale = cl.mo.scale;
 	r.progress = isatty(STDERR_FILENO);
+	r.dr = &cl.dr;
+	cl.dr.quiet = cl.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.m = xp_merger_new(&cl.mo);
 	d = xp_diags_new(MAX_DIAGS);
@@ -686,8 +778,13 @@ int main(int argc, char **argv)
 	xp_diags_free(d);
 	free(cl.weighted);
 	free(r.objfile);
+	free(r.first);
 	xp_prof_free(r.prof);
 	if (status == 0 && tool_flush_stdout(PROG) != 0)
 		status = 2;
-	return status;
+	/* The list is written whatever happened once inputs were read. */
+	if (r.m && d && drop_write(&cl.dr, PROG) != 0)
+		status = 2;
+	drop_free(&cl.dr);
+	return status == 0 && cl.dr.bad > 0 ? 3 : status;
 }
