@@ -11,10 +11,10 @@
  * proportional to the result.  Nothing is written unless every input was
  * merged, or left out by --failure-mode (drop.c); the output (a profile
  * directory, or with --text a feedback text; -o - writes the text or the
- * database file to standard output) is replaced atomically.  With --accumulate the output
- * directory is locked once the inputs are merged, and its existing data,
- * read under the lock, is one more input, so that concurrent runs adding
- * to one directory lose nothing.
+ * database file to standard output) is replaced atomically.  With
+ * --accumulate the output directory is locked once the inputs are merged,
+ * and its existing data, read under the lock, is one more input, so that
+ * concurrent runs adding to one directory lose nothing.
  *
  * Inputs of the other formats (gmon.out, CPU, DCPI, mpatrol profiles,
  * binary or text) are summed by their module's rules with
