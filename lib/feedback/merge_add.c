@@ -426,9 +426,8 @@ static xp_err new_proc(xp_merger *m, uint32_t ofi, uint32_t pname,
 	else
 		m->pr[o->last].next = pi;
 	o->last = pi;
-	p->src = m->cur_name;
 	*out = pi;
-	return XP_E_OK;
+	return merge_name(m, &p->src);
 }
 
 /*
@@ -513,8 +512,7 @@ static xp_err pick_version(xp_merger *m, aproc *p, const xp_fb *in,
 	p->gen = gen;
 	p->next = next;
 	p->dropseq = dropseq;
-	p->src = m->cur_name;
-	return XP_E_OK;
+	return merge_name(m, &p->src);
 }
 
 /*
@@ -640,13 +638,15 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 		memset(o, 0, sizeof *o);
 		o->path = path;
 		o->c = ic;
-		o->src = m->cur_name;
 		o->first = o->last = NONE;
+		if ((err = merge_name(m, &o->src)))
+			return err;
 	}
 	aobj *o = &m->of[ofi];
 	if (cmp_comp(&ic, &o->c) > 0) {
 		o->c = ic;
-		o->src = m->cur_name;
+		if ((err = merge_name(m, &o->src)))
+			return err;
 	}
 	if (io.n_srcfile_names > o->n_srcfile_names)
 		o->n_srcfile_names = io.n_srcfile_names;
@@ -841,8 +841,8 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 	m->seq++;
 	if (m->npr)
 		memset(m->ptag, 0xff, (size_t)m->npr * sizeof *m->ptag);
-	if ((err = xp_strpool_intern(&m->names, name, strlen(name), &m->cur_name)))
-		return err;
+	m->cur_str = name;
+	m->cur_name = NONE;
 
 	if ((err = map_strings(m, in)))
 		return err;
