@@ -56,6 +56,18 @@ if command -v taskset >/dev/null 2>&1; then
 	fi
 fi
 
+# The rows that measure threads are pinned to two cores instead: the first
+# two this process may use (pin2 stays empty when it has fewer).
+pin2=
+if [ -n "$cpu" ]; then
+	cpus=$(taskset -pc $$ | sed 's/.*: *//' | tr , '\n' |
+	    awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }' |
+	    head -n 2 | paste -sd, -)
+	case $cpus in
+	*,*) taskset -c "$cpus" true 2>/dev/null && pin2="taskset -c $cpus" ;;
+	esac
+fi
+
 mkdir -p "$BENCH_DIR" || die "cannot create $BENCH_DIR"
 
 # gen_file FILE ARGUMENT...: FILE written by the generator with those

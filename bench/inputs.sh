@@ -96,7 +96,7 @@ runs() {
 	for n in $n1 $n2 $n3; do
 		i=$((i + 1))
 		pair "inputs-$1-$n" "$o" \
-			"sh -c 'ulimit -n 64 && exec $MERGE -q -o $o @$w/$1.$n.list'" \
+			"sh -c 'ulimit -n 64 && exec $MERGE -j 1 -q -o $o @$w/$1.$n.list'" \
 			"" ""
 		eval "t$i=\$ta m$i=\$rssa"
 	done
@@ -121,7 +121,7 @@ line() {
 }
 
 echo
-echo "Many small inputs: xprof_merge -o DIR @LIST of $n1, $n2 and $n3 inputs"
+echo "Many small inputs: xprof_merge -j 1 -o DIR @LIST of $n1, $n2 and $n3 inputs"
 describe_runs
 echo "  limit:   64 open files (ulimit -n)"
 echo

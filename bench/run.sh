@@ -14,6 +14,7 @@
 #   btoa       xprof_btoa DIR FILE        llvm-profdata merge --text P -o T
 #   merge-8    xprof_merge of 8 runs      llvm-profdata merge --num-threads=1
 #   merge-100  xprof_merge of 100 runs (no peer: GB/s of database input)
+#   merge-100 -j 2   the same on two threads and two cores against -j 1
 #   diff       xprof_diff A B             llvm-profdata overlap A B
 #   show       xprof_show -n 10 DIR       llvm-profdata show --topn=10
 #                                         --detailed-summary P
@@ -131,7 +132,7 @@ else
 	trip=1
 fi
 
-pair merge-8 "$o/merge" "$MERGE -q -o $o/merge @$list8" \
+pair merge-8 "$o/merge" "$MERGE -q -j 1 -o $o/merge @$list8" \
 	"$o/merge.prof" "$L merge --num-threads=1 -o $o/merge.prof$profs8"
 refs "$o/merge/feedback" $in8
 row "merge-8: 8 runs  vs  llvm-profdata merge --num-threads=1 (indexed)" 3
@@ -139,7 +140,7 @@ rss8=$rssa
 echo "    peak RSS: xprof <= llvm-profdata: $(verdict "$rssa" "<=" "$rssb");" \
 	"$(mbps "$bytes8" "$ta") MB/s of database input"
 
-pair merge-100 "$o/merge" "$MERGE -q -o $o/merge @$list100" "" ""
+pair merge-100 "$o/merge" "$MERGE -q -j 1 -o $o/merge @$list100" "" ""
 refs "$o/merge/feedback" $in100
 g100=$(quot "$(mbps "$bytes100" "$ta")" 1000)
 echo "merge-100: 100 runs (no peer)"
@@ -150,6 +151,28 @@ show_refs
 lim=$(awk -v a="$rss8" 'BEGIN { print a * 1.1 + 4096 }')
 vr=$(verdict "$rssa" "<=" "$lim")
 echo "    peak RSS independent of the number of inputs (100 vs 8): $vr"
+
+# The same merge on two threads (-j 2), pinned to two cores, against -j 1
+# on the same two cores, in turn; the outputs must be the same bytes.
+if [ -n "$pin2" ]; then
+	pin1=$pin
+	pin=$pin2
+	pair merge-100-j "$o/merge2" "$MERGE -q -j 2 -o $o/merge2 @$list100" \
+		"$o/merge" "$MERGE -q -j 1 -o $o/merge @$list100"
+	pin=$pin1
+	cmp -s "$o/merge/feedback" "$o/merge2/feedback" ||
+		die "xprof_merge -j 2 and -j 1 give other bytes"
+	rj=$(quot "$tb" "$ta")
+	echo "merge-100 -j 2: 100 runs on 2 threads  vs  -j 1 (both on cores" \
+		"${pin2#taskset -c })"
+	printf '    -j 2 %8.3f s %8s MiB | -j 1 %8.3f s %8s MiB | ' \
+		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")"
+	printf 'ratio %6sx  target >= 1.7x on this 2-core machine: %s\n' \
+		"$rj" "$(verdict "$rj" ">=" 1.7)"
+	echo "    the same bytes as -j 1"
+else
+	echo "merge-100 -j 2: skipped, fewer than two cores to pin to"
+fi
 
 allow=1
 pair diff "" "$DIFF $w/db0 $w/db1" "" "$L overlap $w/run0.prof $w/run1.prof"

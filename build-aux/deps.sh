@@ -34,14 +34,15 @@ ar binutils
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
-# objdump), bounds every test's time (timeout), counts with awk, and
+# objdump), drops a symbol from a test program (objcopy), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
 # renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too.  jq checks that JSON the tools write is
-# valid.
+# the suite built by clang too; the gmon.out tests compare the function
+# coverage of a gcc -pg run with gcov's on the same program.  jq checks
+# that JSON the tools write is valid.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -53,6 +54,7 @@ mkfifo coreutils
 script bsdutils
 nm binutils
 objdump binutils
+objcopy binutils
 awk mawk
 jq jq
 genhtml lcov
@@ -63,6 +65,7 @@ go golang-go
 ninja ninja-build
 strace strace
 clang clang
+gcov gcc
 "
 
 # --- bench: the peers make bench measures each tool against ---

@@ -576,6 +576,21 @@ xp_err xp_merger_finish(xp_merger *m, xp_fb **out, xp_diags *d);
  */
 xp_err xp_merger_write(xp_merger *m, const char *dir, xp_diags *d);
 xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d);
+/*
+ * A merge on several threads: each thread adds its share of the inputs to
+ * a merger of its own, made by xp_merger_new_like() once m holds the
+ * first input (it has m's options and refuses what adding to m would
+ * refuse, with the same messages), and m then absorbs the others one by
+ * one.  xp_merger_absorb() adds everything from has accumulated into m,
+ * as if m had been given from's inputs after its own: value profiles
+ * keep all their values until the result is produced, so the result is
+ * that of one merger given every input, byte for byte, however the
+ * inputs were shared out.  Warnings about dropped versions are given
+ * once per version that each merger holds (not once per input).  from
+ * is only to be freed afterwards.
+ */
+xp_merger *xp_merger_new_like(const xp_merger *m);
+xp_err xp_merger_absorb(xp_merger *m, xp_merger *from, xp_diags *d);
 
 /* ------------------------------------------------------------------ */
 /* Format recognition                                                  */
@@ -654,7 +669,10 @@ typedef struct xp_prof xp_prof;
 typedef struct {
 	/* An executable or shared object that the profile belongs to, or
 	 * NULL: modules take byte order and word size from it, and
-	 * symbolize with it. */
+	 * symbolize with it.  The profile read is compared with it (the
+	 * format's man page, THE EXECUTABLE): warnings say what does not
+	 * fit, and XP_E_INVAL when no PC of the profile falls inside one
+	 * of its functions. */
 	const char *exe;
 	/* A layout forced by the user, in the module's own syntax (see its
 	 * man page), or NULL to detect it. */
@@ -861,6 +879,32 @@ const char *xp_sym_target(const xp_sym *s);
 const char *xp_sym_arch(const xp_sym *s);
 /* Start and end (exclusive) of the lowest and highest code sections. */
 void xp_sym_text_range(const xp_sym *s, uint64_t *lo, uint64_t *hi);
+/* 1 when the object has no static symbol table (stripped: its functions
+ * are the few its dynamic symbols name) or no code symbol at all. */
+int xp_sym_stripped(const xp_sym *s);
+
+/* A loadable segment (ELF PT_LOAD) of an object file. */
+typedef struct {
+	uint64_t offset, vaddr;    /* in the file, and where it is linked */
+	uint64_t filesz, memsz;
+	unsigned flags;            /* XP_SEG_R, XP_SEG_W, XP_SEG_X */
+} xp_sym_segment;
+
+#define XP_SEG_X 0x1u
+#define XP_SEG_W 0x2u
+#define XP_SEG_R 0x4u
+
+/* The loadable segments of an ELF object in the order of its program
+ * headers: fills at most max and returns how many it has; 0 for other
+ * object formats or when the headers cannot be read. */
+size_t xp_sym_segments(const xp_sym *s, xp_sym_segment *v, size_t max);
+/* The build id (the descriptor of the NT_GNU_BUILD_ID note) in lower-case
+ * hexadecimal into buf: 0, or -1 (buf "") when the object has none or it
+ * does not fit size bytes with its NUL. */
+int xp_sym_build_id(const xp_sym *s, char *buf, size_t size);
+/* The n bytes of the object's contents at address addr (all in one
+ * section): 0, or -1 when they are not in the file. */
+int xp_sym_read(const xp_sym *s, uint64_t addr, void *buf, size_t n);
 
 /* Every symbol, sorted by address, then name. */
 size_t xp_sym_count(const xp_sym *s);

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "drop.h"
+#include "jobs.h"
+#include "plan.h"
 #include "tool.h"
 #include "xprof.h"
 
@@ -45,7 +47,8 @@ static const char usage_text[] =
 	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
 	"       [--scale=F] [--sparse] [-e EXECUTABLE] [-L LAYOUT] [--by-function] [--rescale]\n"
 	"       [--failure-mode=any|all|warn] [--max-bad=N|P%] [--rejected=FILE]\n"
-	"       [--feedback] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
+	"       [--feedback] [-j N] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
+	"       " PROG " --plan=make|ninja [--fan-in=K] [--work=DIR] -o OUT [options] INPUT...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
@@ -53,6 +56,8 @@ static const char options_text[] =
 	"                         - for standard output: the text or the database)\n"
 	"  -a, --accumulate       add the inputs into OUT under its lock\n"
 	"  -q, --quiet            print no warnings\n"
+	"  -j, --jobs=N           merge feedback on N threads (default: the\n"
+	"                         online CPUs)\n"
 	"  --text                 write a canonical feedback text\n"
 	"  --mode=sum|max|min     how the weighted counts combine (default sum)\n"
 	"  --mismatch=error|skip|warn\n"
@@ -67,6 +72,10 @@ static const char options_text[] =
 	"  --rescale              CPU profiles: rescale to a common period\n"
 	"  --feedback             other formats: write the sum's conversion to\n"
 	"                         feedback into OUT\n"
+	"  --plan=make|ninja      print a Makefile or a build.ninja that merges\n"
+	"                         in a tree of merges\n"
+	"  --fan-in=K             a plan's merges take at most K inputs (16)\n"
+	"  --work=DIR             a plan's intermediate results (OUT.work)\n"
 	"  --failure-mode=any|all|warn\n"
 	"                         a bad input stops the run (any, the default), or\n"
 	"                         is left out, reported as an error or a warning\n"
@@ -103,6 +112,11 @@ typedef struct {
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
 	double scale;
+	unsigned njobs;        /* -j */
+	jobs *pool;            /* the threads, once the first input is in */
+	uint64_t pool_first;   /* the inputs looked at before them */
+	int lost;              /* a note of an input left out was lost */
+	plan *plan;            /* --plan: the inputs are gathered */
 	drop *dr;              /* inputs that cannot be merged */
 } run;
 
@@ -151,6 +165,14 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 	tool_print_diags_q(PROG, d, err, name, r->quiet);
 }
 
+/* What is wrong with an input of format f, not of the first input's
+ * kind, in msg. */
+static void clash_msg(const run *r, xp_format f, char *msg, size_t size)
+{
+	snprintf(msg, size, "%s cannot be merged with %s, %s", xp_format_a(f),
+	         r->first, xp_format_a(r->fmt));
+}
+
 /*
  * Checks that format f is of the kind of the inputs merged so far
  * (feedback, or one foreign format).  Returns the kind (1 or 2), or -1
@@ -163,8 +185,7 @@ static int input_kind(const run *r, xp_format f, char *msg, size_t size)
 
 	if (r->kind != 0 && (kind != r->kind ||
 	    (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0))) {
-		snprintf(msg, size, "%s cannot be merged with %s, %s",
-		         xp_format_a(f), r->first, xp_format_a(r->fmt));
+		clash_msg(r, f, msg, size);
 		return -1;
 	}
 	return kind;
@@ -217,6 +238,15 @@ static xp_err add_feedback(run *r, xp_input *in, const char *name,
 	return err;
 }
 
+/* The progress of a merge on threads: done inputs merged on them. */
+static void note_progress(uint64_t done, void *arg)
+{
+	run *r = arg;
+
+	r->done = r->pool_first + done;
+	show_progress(r);
+}
+
 /* Opens one input, recognising its format once, and adds it; returns 0
  * when the run goes on (with it, or without it when it is bad). */
 static int add_input(run *r, const char *path, double weight)
@@ -226,19 +256,31 @@ static int add_input(run *r, const char *path, double weight)
 	xp_format fmt = XP_FMT_UNKNOWN;
 	xp_input *in = NULL;
 	char msg[1024];
-	xp_err err;
-	int kind, st = 0;
+	xp_err err = XP_E_INVAL;
+	int kind = 0, st = 0;
 
+	if (r->plan) {
+		xp_diags_free(d);
+		r->kind = 1;
+		return plan_add(PROG, r->plan, path, weight);
+	}
+	drop_count(r->dr);
+	if (r->pool) {
+		xp_diags_free(d);
+		kind = jobs_add(r->pool, path, name, weight);
+		note_progress(jobs_done(r->pool), r);
+		return kind;
+	}
 	if (!d) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
-	drop_count(r->dr);
 	if ((err = xp_input_open(path, &in, d)) != XP_E_OK) {
 		st = bad_input(r, path, name, fmt, d, err, NULL);
 	} else if ((kind = input_kind(r, fmt = xp_input_format(in), msg,
 	                              sizeof msg)) < 0) {
-		st = bad_input(r, path, name, fmt, NULL, XP_E_FORMAT, msg);
+		err = XP_E_FORMAT;
+		st = bad_input(r, path, name, fmt, NULL, err, msg);
 	} else {
 		err = kind == 2 ? add_foreign(r, in, name, weight, d)
 		                : add_feedback(r, in, name, weight, d);
@@ -246,21 +288,61 @@ static int add_input(run *r, const char *path, double weight)
 			st = bad_input(r, path, name, fmt, d, err, NULL);
 		else
 			print_diags(r, d, err, name);
-		if (err == XP_E_OK && r->kind == 0) {
-			r->kind = kind;
-			r->fmt = fmt;
-			if (!(r->first = strdup(name))) {
-				fprintf(stderr, "%s: %s\n", PROG,
-				        xp_strerror(XP_E_NOMEM));
-				st = -1;
-			}
+	}
+	if (err == XP_E_OK && r->kind == 0) {
+		r->kind = kind;
+		r->fmt = fmt;
+		if (!(r->first = strdup(name))) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			st = -1;
 		}
 	}
 	xp_input_free(in);
 	xp_diags_free(d);
 	r->done++;
 	show_progress(r);
+	/* Once the first input is in, feedback goes to the threads. */
+	if (st == 0 && err == XP_E_OK && kind == 1 &&
+	    xp_merger_count(r->m) == 1 && r->njobs > 1) {
+		r->pool_first = r->done;
+		r->pool = jobs_start(r->m, r->njobs, r->done,
+		                     r->dr->mode != DROP_ANY, MAX_DIAGS);
+	}
 	return st;
+}
+
+/* Prints what an input merged on a thread had to say, and takes note of
+ * it when it was left out. */
+static void print_note(const job_note *n, void *arg)
+{
+	run *r = arg;
+	char msg[1024];
+
+	if (n->clash != XP_FMT_UNKNOWN)
+		clash_msg(r, n->clash, msg, sizeof msg);
+	if (n->bad) {
+		clear_progress(r);
+		if (drop_input(r->dr, PROG, n->path, n->fmt,
+		               n->clash != XP_FMT_UNKNOWN ? NULL : n->d, n->err,
+		               n->clash != XP_FMT_UNKNOWN ? msg : NULL) != 0 &&
+		    r->dr->mode != DROP_ANY)
+			r->lost = 1;
+	} else if (n->clash != XP_FMT_UNKNOWN) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, n->name, msg);
+	} else {
+		print_diags(r, n->d, n->err, n->name);
+	}
+}
+
+/*
+ * Before the main thread reports a problem of its own, the inputs handed
+ * to the threads are merged: when one of them failed, its message is the
+ * run's, as on one thread, and this returns 1.
+ */
+static int inputs_failed(run *r)
+{
+	return r->pool && jobs_wait(r->pool, print_note, note_progress, r) != 0;
 }
 
 /*
@@ -338,8 +420,11 @@ static int walk_list(run *r, const char *list, int count)
 	if (is_stdin)
 		list = "<stdin>";
 	if (!f) {
+		int e = errno;
+		if (inputs_failed(r))
+			return -1;
 		clear_progress(r);
-		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(e));
 		return -1;
 	}
 	char *line = NULL;
@@ -353,10 +438,12 @@ static int walk_list(run *r, const char *list, int count)
 		/* Before anything else: a NUL would end the line early and
 		 * make it look blank or shorter than it is. */
 		if ((size_t)len != strlen(line)) {
+			status = -1;
+			if (inputs_failed(r))
+				break;
 			clear_progress(r);
 			fprintf(stderr, "%s: %s:%lu:%zu: NUL byte in the line\n",
 			        PROG, list, lineno, strlen(line) + 1);
-			status = -1;
 			break;
 		}
 		while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
@@ -376,11 +463,13 @@ static int walk_list(run *r, const char *list, int count)
 		if (!path)
 			path = s;
 		if (is_stdin && strcmp(path, "-") == 0) {
+			status = -1;
+			if (inputs_failed(r))
+				break;
 			clear_progress(r);
 			fprintf(stderr, "%s: %s:%lu:%zu: - names standard input, "
 			        "which holds this list\n", PROG, list, lineno,
 			        (size_t)(path - line) + 1);
-			status = -1;
 			break;
 		}
 		if (add_input(r, path, w) != 0) {
@@ -389,9 +478,12 @@ static int walk_list(run *r, const char *list, int count)
 		}
 	}
 	if (status == 0 && ferror(f)) {
-		clear_progress(r);
-		fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(errno));
+		int e = errno;
 		status = -1;
+		if (!inputs_failed(r)) {
+			clear_progress(r);
+			fprintf(stderr, "%s: %s: %s\n", PROG, list, strerror(e));
+		}
 	}
 	free(line);
 	if (!is_stdin)
@@ -416,6 +508,20 @@ static int no_input(run *r, int n, char **ops)
 	return 1;
 }
 
+/* A whole number from lo to hi, in decimal; 0, or -1. */
+static int parse_count(const char *s, unsigned long lo, unsigned long hi,
+                       unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (end == s || *end != 0 || errno != 0 || v < lo || v > hi ||
+	    s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int parse_positive(const char *s, double *out)
 {
 	char *end;
@@ -428,7 +534,7 @@ static int parse_positive(const char *s, double *out)
 }
 
 enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
-       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK };
+       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK };
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -444,6 +550,10 @@ static const struct option long_opts[] = {
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
 	{"weight", required_argument, NULL, 'w'},
+	{"jobs", required_argument, NULL, 'j'},
+	{"plan", required_argument, NULL, OPT_PLAN},
+	{"fan-in", required_argument, NULL, OPT_FANIN},
+	{"work", required_argument, NULL, OPT_WORK},
 	DROP_LONGOPTS,
 	TOOL_LONGOPTS_END
 };
@@ -453,6 +563,11 @@ typedef struct {
 	xp_merge_opts mo;
 	const char *out;
 	int accumulate, text, quiet, to_feedback;
+	unsigned long jobs;     /* -j */
+	/* --plan, and the arguments of the options the plan passes on. */
+	xp_plan_kind plan;
+	unsigned long fan_in;
+	const char *work, *mode_s, *mismatch_s, *scale_s, *jobs_s;
 	const char *fb_only;    /* an option for feedback inputs only */
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
@@ -485,6 +600,7 @@ static int option(cmdline *cl, int c)
 	static const xp_mismatch policy_of[] = { XP_MISMATCH_ERROR,
 	                                         XP_MISMATCH_SKIP,
 	                                         XP_MISMATCH_WARN };
+	static const char *const plans[] = { "make", "ninja", NULL };
 	double w;
 	int k;
 
@@ -497,6 +613,25 @@ static int option(cmdline *cl, int c)
 		break;
 	case 'q':
 		cl->quiet = 1;
+		break;
+	case 'j':
+		cl->jobs_s = optarg;
+		if (parse_count(optarg, 1, 4096, &cl->jobs) != 0)
+			return usage_error("-j needs a number of threads from 1 "
+			                   "to 4096", optarg);
+		break;
+	case OPT_PLAN:
+		if ((k = keyword(optarg, plans)) < 0)
+			return usage_error("unknown kind of plan", optarg);
+		cl->plan = k == 0 ? XP_PLAN_MAKE : XP_PLAN_NINJA;
+		break;
+	case OPT_FANIN:
+		if (parse_count(optarg, 2, 1u << 20, &cl->fan_in) != 0)
+			return usage_error("--fan-in needs a number of inputs "
+			                   "from 2", optarg);
+		break;
+	case OPT_WORK:
+		cl->work = optarg;
 		break;
 	case 'w':
 		if (!parse_weighted(optarg, &w))
@@ -527,17 +662,20 @@ static int option(cmdline *cl, int c)
 		if ((k = keyword(optarg, modes)) < 0)
 			return usage_error("unknown mode", optarg);
 		cl->mo.mode = mode_of[k];
+		cl->mode_s = optarg;
 		break;
 	case OPT_MISMATCH:
 		cl->fb_only = "--mismatch";
 		if ((k = keyword(optarg, policies)) < 0)
 			return usage_error("unknown mismatch policy", optarg);
 		cl->mo.mismatch = policy_of[k];
+		cl->mismatch_s = optarg;
 		break;
 	case OPT_SCALE:
 		if (parse_positive(optarg, &cl->mo.scale) != 0)
 			return usage_error("--scale needs a positive number",
 			                   optarg);
+		cl->scale_s = optarg;
 		break;
 	case OPT_SPARSE:
 		cl->fb_only = "--sparse";
@@ -577,7 +715,7 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 	cl->argc = argc;
 	cl->argv = argv;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:aqw:e:L:hV", long_opts,
+	while ((c = getopt_long(argc, argv, ":o:aqw:e:L:j:hV", long_opts,
 	                        NULL)) != -1)
 		if ((st = option(cl, c)) >= 0)
 			return st;
@@ -591,6 +729,8 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 		                   "--text", NULL);
 	if (!cl->accumulate && optind == argc && cl->nweighted == 0)
 		return usage_error("no input", NULL);
+	if (cl->plan && cl->accumulate)
+		return usage_error("--accumulate cannot be part of a plan", NULL);
 	if (cl->accumulate && cl->to_feedback)
 		return usage_error("--accumulate adds feedback to a profile "
 		                   "directory; --feedback is for other formats",
@@ -598,6 +738,9 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 	if (cl->accumulate && strcmp(cl->out, "-") == 0)
 		return usage_error("--accumulate needs a profile directory, not "
 		                   "standard output", NULL);
+	if (cl->plan && (cl->dr.mode_given || cl->dr.max_bad || cl->dr.rejected))
+		return usage_error("--failure-mode, --max-bad and --rejected "
+		                   "cannot be part of a plan", NULL);
 	if (stdin_users(cl) > 1)
 		return usage_error("standard input can be read once: give - or "
 		                   "@- once", NULL);
@@ -634,11 +777,31 @@ static int add_inputs(run *r, const cmdline *cl)
 			return -1;
 		}
 	}
-	if (r->dr->inputs == 0 && no_input(r, cl->argc - cl->first_op,
-	                                   cl->argv + cl->first_op))
+	if (r->kind == 0 && r->dr->inputs == 0 &&
+	    no_input(r, cl->argc - cl->first_op, cl->argv + cl->first_op))
 		return -1;
-	clear_progress(r);
-	return drop_verdict(r->dr, PROG);
+	return 0;
+}
+
+/*
+ * The end of a merge on threads: what the inputs said, in input order,
+ * then the threads' merges reduced into r->m.  ok: the main thread's
+ * part went well.  Returns 0, or -1 after printing what went wrong.
+ */
+static int finish_jobs(run *r, int ok)
+{
+	xp_diags *d;
+	xp_err err = XP_E_NOMEM;
+
+	if (!r->pool)
+		return ok ? 0 : -1;
+	if (jobs_wait(r->pool, print_note, note_progress, r) != 0 || !ok)
+		return -1;
+	if ((d = xp_diags_new(MAX_DIAGS)) != NULL)
+		err = jobs_reduce(r->pool, d);
+	print_diags(r, d, err, r->first);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : -1;
 }
 
 /* Writes feedback to a file: its text (--text) or, to standard output,
@@ -736,9 +899,67 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	return status;
 }
 
+/* The argument list of one option, and its argument when it has one. */
+static void plan_arg(const char **v, size_t *n, const char *opt,
+                     const char *arg)
+{
+	v[(*n)++] = opt;
+	if (arg)
+		v[(*n)++] = arg;
+}
+
+/*
+ * --plan: every merge of the tree gets the options that act on each
+ * merge, the last one those that act once on the whole result; weights
+ * are applied where the inputs are read.  Returns the exit status.
+ */
+static int run_plan(run *r, const cmdline *cl, const char *merge)
+{
+	plan p = { .o = { cl->plan, cl->fan_in ? (unsigned)cl->fan_in : 16,
+	                  merge, cl->out, cl->work, NULL, 0, NULL, 0, NULL, 0 } };
+	size_t ne = 0, nr = 0;
+	int status = 2;
+
+	if (cl->quiet)
+		plan_arg(p.every, &ne, "-q", NULL);
+	if (cl->mode_s)
+		plan_arg(p.every, &ne, "--mode", cl->mode_s);
+	if (cl->mismatch_s)
+		plan_arg(p.every, &ne, "--mismatch", cl->mismatch_s);
+	if (cl->jobs_s)
+		plan_arg(p.every, &ne, "-j", cl->jobs_s);
+	if (cl->lo.exe)
+		plan_arg(p.every, &ne, "-e", cl->lo.exe);
+	if (cl->lo.layout)
+		plan_arg(p.every, &ne, "-L", cl->lo.layout);
+	if (cl->pmo.by_function)
+		plan_arg(p.every, &ne, "--by-function", NULL);
+	if (cl->pmo.rescale)
+		plan_arg(p.every, &ne, "--rescale", NULL);
+	if (cl->scale_s)
+		plan_arg(p.root, &nr, "--scale", cl->scale_s);
+	if (cl->mo.sparse)
+		plan_arg(p.root, &nr, "--sparse", NULL);
+	if (cl->text)
+		plan_arg(p.root, &nr, "--text", NULL);
+	if (cl->to_feedback)
+		plan_arg(p.root, &nr, "--feedback", NULL);
+	p.o.every = p.every;
+	p.o.n_every = ne;
+	p.o.root = p.root;
+	p.o.n_root = nr;
+	r->plan = &p;
+	if (add_inputs(r, cl) == 0)
+		status = plan_print(PROG, &p);
+	r->plan = NULL;
+	plan_free(&p);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	run r = { 0 };
 	xp_diags *d = NULL;
 	xp_lock *lock = NULL;
@@ -755,9 +976,19 @@ int main(int argc, char **argv)
 	}
 	status = 2;
 	r.quiet = cl.quiet;
+	/* By default one thread per CPU; --mismatch=error on one thread,
+	 * so that the first mismatch in input order is the one reported. */
+	if (cl.jobs == 0)
+		cl.jobs = cpus > 1 ? (unsigned long)(cpus < 4096 ? cpus : 4096) : 1;
+	r.njobs = cl.mo.mismatch == XP_MISMATCH_ERROR ? 1 : (unsigned)cl.jobs;
 	r.lo = cl.lo;
 	r.pmo = cl.pmo;
 	r.scale = cl.mo.scale;
+	if (cl.plan) {
+		status = run_plan(&r, &cl, argv[0]);
+		free(cl.weighted);
+		return status;
+	}
 	r.progress = isatty(STDERR_FILENO);
 	r.dr = &cl.dr;
 	cl.dr.quiet = cl.quiet;
@@ -766,9 +997,11 @@ int main(int argc, char **argv)
 	d = xp_diags_new(MAX_DIAGS);
 	if (!r.m || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-	else if (add_inputs(&r, &cl) == 0)
+	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0 && !r.lost &&
+	         drop_verdict(&cl.dr, PROG) == 0)
 		status = r.kind == 2 ? write_foreign(&r, &cl)
 		                     : write_feedback(&r, &cl, &lock, d);
+	jobs_free(r.pool);
 	clear_progress(&r);
 	if (status != 0)
 		xp_profdir_unlock_failed(lock);

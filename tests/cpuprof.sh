@@ -11,9 +11,14 @@
 #    was loaded elsewhere (rebased, not mixed);
 #  - live: a program built with -lprofiler is profiled twice; xprof_show
 #    must print what google-pprof --text (and --lines) prints, also with
-#    a sample added in shared libraries, and for a C++ program; the merged
+#    a sample added in shared libraries, and for a C++ program; the same
+#    programs and tests/cpuprof/inline.c at -O0 and at -O2, where the
+#    frames of inlined calls count as google-pprof counts them; the merged
 #    file must give google-pprof and go tool pprof what they give for the
-#    two inputs at once; the conversion to feedback feeds xprof_diff.
+#    two inputs at once; the conversion to feedback feeds xprof_diff;
+#    its procedures' sums are google-pprof's flat samples, their entries
+#    the cumulative ones, and the never-run functions of the executable
+#    are there at 0 for xprof_tcov.
 #  - canonical sums: three runs merged in any order give the same bytes;
 #    real profiles too, and google-pprof --text prints for their sum what
 #    it printed before the sum was canonical
@@ -203,12 +208,20 @@ if ! command -v google-pprof >/dev/null 2>&1 ||
 	exit 1
 fi
 cd "$work" || exit 2
-# No inlining: libbfd gives no inlined-frame chains (cpuprofile(5) BUGS).
-if ! $XP_CC -O0 -g -o fibprog "$SRCDIR/../shared/realdata/src/fib.c" \
-    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
-	fail cpuprof-live-build "$(cat "$work/err")"
+# live_build NAME COMPILER LEVEL SOURCE: NAME built with -OLEVEL -g and
+# libprofiler, or a failure.
+live_build() {
+	if $2 -O"$3" -g -o "$1" "$4" -Wl,--no-as-needed -lprofiler \
+	    2>"$work/err"; then
+		return 0
+	fi
+	fail "cpuprof-live-build-$1" "$(cat "$work/err")"
+	return 1
+}
+# fibprog, built at -O0, serves the cases that need a program after the
+# reports; fibprog-O2 is the same at -O2.
+live_build fibprog "$XP_CC" 0 "$SRCDIR/../shared/realdata/src/fib.c" ||
 	exit 1
-fi
 for i in 1 2 3; do
 	CPUPROFILE=$work/run$i.prof CPUPROFILE_FREQUENCY=1000 \
 		./fibprog 29 >/dev/null 2>&1
@@ -286,15 +299,90 @@ else
 fi
 
 # C++: demangled, shortened names; overloads told apart by address.
-if ! $XP_CXX -O0 -g -o namesprog "$SRCDIR/tests/cpuprof/names.cc" \
-    -Wl,--no-as-needed -lprofiler 2>"$work/err"; then
-	fail cpuprof-live-cxx-build "$(cat "$work/err")"
-else
+if live_build namesprog "$XP_CXX" 0 "$SRCDIR/tests/cpuprof/names.cc"; then
 	CPUPROFILE=$work/names.prof CPUPROFILE_FREQUENCY=1000 \
 		./namesprog 300 >/dev/null 2>&1
 	pprof_same cpuprof-live-cxx ./namesprog names.prof
 	has_names cpuprof-live-cxx-names ' shapes::spin@[0-9a-f]*$' \
 	    ' shapes::Grid::'
+fi
+
+# Optimised builds: at -O2 gcc inlines small functions, and google-pprof
+# (addr2line -i) reports every inlined call as a frame of its own named
+# "NAME (inline)", with its line, before the function that holds the
+# code, whose line is that of the call.  tests/cpuprof/inline.c is a
+# quicksort whose helpers are inlined; at -O2 its report must have such
+# frames, or the compiler did not inline and the case proves nothing.
+if live_build inline-O0 "$XP_CC" 0 "$here/inline.c"; then
+	CPUPROFILE=$work/inline-O0.prof CPUPROFILE_FREQUENCY=1000 \
+		./inline-O0 100 >/dev/null 2>&1
+	pprof_same cpuprof-live-inline-O0 ./inline-O0 inline-O0.prof
+fi
+if live_build inline-O2 "$XP_CC" 2 "$here/inline.c"; then
+	CPUPROFILE=$work/inline-O2.prof CPUPROFILE_FREQUENCY=1000 \
+		./inline-O2 100 >/dev/null 2>&1
+	pprof_same cpuprof-live-inline-O2 ./inline-O2 inline-O2.prof
+	has_names cpuprof-live-inline-O2-frames '^ .* partition (inline)$' \
+	    '^ .* quick_rec'
+	# Every address of its functions main and quick_rec* as a leaf
+	# called from main: every chain of inlined calls there is compared.
+	"$BTOA" inline-O2.prof every.text
+	nm -S --defined-only inline-O2 | perl -e '
+	    my ($start, $off, @fn, $main);
+	    open(T, "<", "every.text") or die;
+	    my @t = <T>;
+	    for (@t) {
+	        ($start, $off) = (hex($1), hex($2))
+	            if !defined $start &&
+	               /^map ([0-9a-f]+)-\S+ ..x. ([0-9a-f]+) .*inline-O2$/;
+	    }
+	    while (<STDIN>) {
+	        my ($a, $sz, $ty, $n) = split;
+	        next unless $ty =~ /^[tT]$/ && $n =~ /^(main|quick_rec)/;
+	        push @fn, [hex($a), hex($sz)];
+	        $main = hex($a) if $n eq "main";
+	    }
+	    for (@t) {
+	        if (/^trailer$/) {
+	            for my $f (@fn) {
+	                for my $a ($f->[0] .. $f->[0] + $f->[1] - 1) {
+	                    printf "sample 1 0x%x 0x%x\n", $start - $off + $a,
+	                        $start - $off + $main + 1;
+	                }
+	            }
+	        }
+	        print;
+	    }' > every2.text
+	if grep -q '^sample 1 ' every2.text &&
+	    "$ATOB" every2.text every.prof 2>err; then
+		pprof_same cpuprof-live-inline-O2-every ./inline-O2 every.prof
+	else
+		fail cpuprof-live-inline-O2-every "$(cat err)"
+	fi
+	# Without a symbol _fini (google-pprof's separator of addr2line's
+	# answers) google-pprof does not run addr2line -i: one frame per PC.
+	mv inline-O2 inline-O2.keep
+	if objcopy --strip-symbol=_fini inline-O2.keep inline-O2 2>err; then
+		pprof_same cpuprof-live-inline-O2-nofini ./inline-O2 every.prof
+	else
+		fail cpuprof-live-inline-O2-nofini "$(cat err)"
+	fi
+	mv inline-O2.keep inline-O2
+fi
+if live_build fibprog-O2 "$XP_CC" 2 "$SRCDIR/../shared/realdata/src/fib.c"
+then
+	for i in 1 2; do
+		CPUPROFILE=$work/fib-O2-run$i.prof CPUPROFILE_FREQUENCY=1000 \
+			./fibprog-O2 34 >/dev/null 2>&1
+		pprof_same cpuprof-live-pprof-O2-run$i ./fibprog-O2 \
+		    fib-O2-run$i.prof
+	done
+fi
+if live_build namesprog-O2 "$XP_CXX" 2 "$SRCDIR/tests/cpuprof/names.cc"
+then
+	CPUPROFILE=$work/names-O2.prof CPUPROFILE_FREQUENCY=1000 \
+		./namesprog-O2 300 >/dev/null 2>&1
+	pprof_same cpuprof-live-cxx-O2 ./namesprog-O2 names-O2.prof
 fi
 
 "$MERGE" -o merged.prof run1.prof run2.prof 2>err
@@ -392,6 +480,42 @@ if "$MERGE" --feedback -e ./fibprog -o fb.profile run1.prof run2.prof \
 else
 	fail cpuprof-feedback "$(cat err)"
 fi
+# Sums are self cost: every procedure's sum in xprof_show of the feedback
+# is its flat samples in google-pprof's report (never its cumulative ones
+# added), and its entry, its first line, counts its cumulative samples.
+awk 'NF == 6 && $1 > 0 { print $6, $1 }' ours.txt | sort > flat.pp
+awk 'NF == 6 && $4 > 0 { print $6, $4 }' ours.txt | sort > cum.pp
+"$SHOW" -n 1000 fb.profile 2>err | sed -n '/^Hottest procedures/,/^$/p' |
+    awk 'NF == 5 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 == "./fibprog" {
+	print $5, $1 }' | sort > flat.ours
+"$TCOV" -q -x fb.profile -o /dev/null --lcov fb.info \
+    "$SRCDIR/../shared/realdata/src/fib.c" 2>>err
+awk -F '[:,]' '$1 == "FNDA" && $2 > 0 { print $3, $2 }' fb.info |
+    sort > cum.ours
+if [ -s flat.pp ] && cmp -s flat.pp flat.ours &&
+    join cum.pp cum.ours | awk '$2 != $3 { bad = 1 } END { exit bad }' &&
+    [ "$(join cum.pp cum.ours | wc -l)" -ge 5 ]; then
+	pass cpuprof-feedback-self-cost
+else
+	fail cpuprof-feedback-self-cost "$(cat err) $(diff flat.pp flat.ours |
+	    head -5) $(join -a 1 cum.pp cum.ours | head -8)"
+fi
+
+# Every function of the executable's text is there, never-run ones at 0:
+# covfns.c (tests/gmon) has five functions that its run never calls.
+if $XP_CC -O0 -g -o covprof "$SRCDIR/tests/gmon/covfns.c" \
+    -Wl,--no-as-needed -lprofiler 2>err &&
+    CPUPROFILE=$work/cov.prof ./covprof 3000000 >/dev/null 2>&1 &&
+    "$MERGE" --feedback -e ./covprof -o cov.profile cov.prof 2>err &&
+    "$TCOV" -q -x cov.profile -o /dev/null --lcov cov.info \
+        "$SRCDIR/tests/gmon/covfns.c" 2>>err &&
+    grep -qx 'FNF:9' cov.info && grep -qx 'FNDA:0,never_called' cov.info &&
+    grep -qx 'FNDA:0,never_static' cov.info; then
+	pass cpuprof-feedback-never-run
+else
+	fail cpuprof-feedback-never-run "$(cat err) $(grep FN cov.info)"
+fi
+
 "$DIFF" -e ./fibprog run1.prof run1.prof >/dev/null 2>err
 s1=$?
 # Two runs may well give the same few samples; run1 against the sum of
@@ -404,6 +528,28 @@ if [ "$s1" = 0 ] && [ "$s2" = 1 ]; then
 	pass cpuprof-feedback-diff
 else
 	fail cpuprof-feedback-diff "exit statuses $s1 and $s2: $(cat err)"
+fi
+
+# At -O2 the procedures are the functions whose code holds the samples:
+# the helpers inlined into others (nm lists no symbol of theirs) are none
+# (they were once, under the names of the debugging information).
+if [ -x inline-O2 ] &&
+    "$MERGE" --feedback -e ./inline-O2 -o inl.profile inline-O2.prof 2>err &&
+    "$BTOA" inl.profile inl.fb 2>>err; then
+	bad=
+	for f in partition swap before next_rand checksum; do
+		nm inline-O2 | grep -q " $f\(\.\|$\)" && continue
+		grep -q "^PROC: $f " inl.fb && bad="$bad $f"
+	done
+	if [ -n "$bad" ]; then
+		fail cpuprof-feedback-inlined "inlined functions as PROCs:$bad"
+	elif grep -q '^PROC: quick_rec' inl.fb; then
+		pass cpuprof-feedback-inlined
+	else
+		fail cpuprof-feedback-inlined "no PROC quick_rec"
+	fi
+else
+	fail cpuprof-feedback-inlined "$(cat err)"
 fi
 
 # A sample where the executable has no line information (_start, from

@@ -11,12 +11,14 @@
 #    output file, and an existing output file left alone (the broken
 #    texts of tests/bad/dcpi are checked by tests/bad.sh);
 #  - merges (xprof_merge) and their refusals, exact texts in expect/;
-#  - conversion to feedback and the xprof_show report, on an executable
+#  - conversion to feedback (every function of the image's text, never-run
+#    ones at zero, as xprof_tcov sees them; sums that are samples only)
+#    and the xprof_show report, on an executable
 #    built here with cc -g and a profile whose offsets fall in its
 #    functions (expected outputs in expect/, the build directory's path
 #    replaced by @DIR@).
 #
-# Environment: ATOB, BTOA, MERGE, SHOW, XP_BUILD, SRCDIR, TMPDIR
+# Environment: ATOB, BTOA, MERGE, SHOW, TCOV, XP_BUILD, SRCDIR, TMPDIR
 # (see tests/run.sh).  XP_DCPI_UPDATE=1 rewrites the expected files from
 # the actual results (review the diff before keeping it).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -256,6 +258,19 @@ else
 	    p.prof && "$BTOA" p.profile fb.text) > "$f/out" 2>&1
 	sed "s|$f|@DIR@|g" "$f/fb.text" > "$f/fb.sed"
 	check_expect dcpi-feedback-text "$f/fb.sed" "$data/expect/feedback.text"
+	# Coverage of the conversion: main, never sampled, is there at 0;
+	# the hottest procedure's sum is its own samples, 21.
+	(cd "$f" && "$TCOV" -q -x p.profile -o /dev/null --lcov cov.info \
+	    hot.c && "$SHOW" -n 1 p.profile) > "$f/out" 2>&1
+	if grep -qx 'FNDA:0,main' "$f/cov.info" &&
+	    grep -qx 'FNDA:21,hot' "$f/cov.info" &&
+	    grep -qx 'FNF:3' "$f/cov.info" && grep -qx 'FNH:2' "$f/cov.info" &&
+	    grep -A 2 '^Hottest procedures' "$f/out" | grep -q '^ *21 .* hot$'
+	then
+		pass dcpi-feedback-coverage
+	else
+		fail dcpi-feedback-coverage "$(cat "$f/out" "$f/cov.info")"
+	fi
 fi
 
 rm -rf "$work"

@@ -7,11 +7,15 @@
 #  - layouts: -L and -e settle them, a header-only file warns that the
 #    layout is ambiguous, a wrong -L is refused;
 #  - xprof_show prints exactly what `gprof -b -p` and `gprof -b -q` print
-#    for the real files (realdata expectations) and for programs built with gcc -pg and run here, live;
+#    for the real files (realdata expectations) and for programs built
+#    with gcc -pg at -O0 and -O2 and run here, live;
 #  - merging the three sortbench runs (by pc and by function) gives a file
 #    on which gprof prints the run123 expectations, a weight of 2 equals
 #    the input twice, and mismatched histograms are refused;
-#  - the conversion to feedback of callcounts gives the expected text.
+#  - the conversion to feedback of callcounts gives the expected text;
+#  - the function coverage that xprof_tcov finds in the conversion of a
+#    gmon.out of covfns.c (gcc -pg, -O0 and -O2) is gcov's on the same
+#    program built with --coverage and run the same way, live.
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
@@ -205,10 +209,37 @@ else
 	    "$work/fb.text" | head -5)"
 fi
 
+# The hottest procedures of converted feedback rank by self cost: each
+# sum is the samples gprof's flat profile gives the function itself (self
+# seconds at 0.01 s a sample), never its calls added.
+rm -rf "$work/sb.profile"
+"$MERGE" --feedback -e "$real/sortbench_pg" -o "$work/sb.profile" \
+    "$real/sortbench.gmon.out" 2> "$work/err"
+"$SHOW" -n 1000 "$work/sb.profile" 2>> "$work/err" |
+    sed -n '/^Hottest procedures/,/^$/p' |
+    awk 'NF == 5 && $1 ~ /^[0-9]+$/ && $1 > 0 { print $5, $1 }' |
+    sort > "$work/sb.ours"
+awk 'NF == 7 && $1 ~ /^[0-9.]+$/ && $3 > 0 {
+	printf "%s %d\n", $7, $3 * 100 + 0.5 }' \
+    "$real/sortbench.gprof-b-p.expected.txt" | sort > "$work/sb.gprof"
+if [ -s "$work/sb.gprof" ] && cmp -s "$work/sb.gprof" "$work/sb.ours" &&
+    "$SHOW" "$work/sb.profile" | grep -A 2 '^Hottest procedures' |
+    grep -q ' sift_down$'; then
+	pass feedback-rank-self
+else
+	fail feedback-rank-self "$(cat "$work/err") $(diff "$work/sb.gprof" \
+	    "$work/sb.ours" | head -5)"
+fi
+
 # --- live: programs built with gcc -pg and run here ----------------------------
+# live NAME SOURCE LEVEL: built with -OLEVEL, run, and reported as gprof -b
+# -p and -q report it.  At -O2 gcc inlines small functions and clones
+# others (quick_rec.constprop.0 of tests/cpuprof/inline.c); gprof's
+# flat profile and call graph go by the symbols, never by inlined calls
+# (only its line-by-line -l names them, which xprof_show does not offer).
 live() {
-	name=$1 src=$2
-	if ! (cd "$work" && $XP_CC -pg -O1 -g -o "$name" "$src") \
+	name=$1-O$3 src=$2
+	if ! (cd "$work" && $XP_CC -pg -O"$3" -g -o "$name" "$src") \
 	    > "$work/err" 2>&1; then
 		fail "live-$name" "gcc -pg failed: $(cat "$work/err")"
 		return
@@ -229,10 +260,52 @@ live() {
 	fi
 }
 if command -v gprof > /dev/null 2>&1; then
-	live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c"
-	live cycle "$here/cycle.c"
+	for level in 0 2; do
+		live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c" \
+		    $level
+		live cycle "$here/cycle.c" $level
+		live inline "$SRCDIR/tests/cpuprof/inline.c" $level
+	done
 else
 	fail live "gprof is not installed (binutils)"
+fi
+
+# --- live: function coverage from gcc -pg against gcov's ----------------------
+# covfns.c built with -pg and with --coverage at -O0 and -O2, run the same
+# way: the functions of covfns.c that xprof_tcov finds in the conversion of
+# the gmon.out, never-run ones included, with their calls, are exactly the
+# functions gcov lists with theirs ("function NAME called N" of gcov -b).
+covfns() {
+	opt=$1 d=$work/covfns$1
+	mkdir -p "$d/pg" "$d/cov"
+	if ! (cd "$d/pg" && gcc -pg "$opt" -g -o covfns "$here/covfns.c" &&
+	      cd ../cov && gcc --coverage "$opt" -g -o covfns \
+	          "$here/covfns.c") > "$d/err" 2>&1; then
+		fail "covfns$opt" "gcc failed: $(cat "$d/err")"
+		return
+	fi
+	(cd "$d/pg" && ./covfns 1000 > /dev/null)
+	(cd "$d/cov" && ./covfns 1000 > /dev/null &&
+	    gcov -b -o . "$here/covfns.c" > /dev/null 2>&1)
+	awk '$1 == "function" { print $2, $4 }' "$d/cov/covfns.c.gcov" |
+	    sort > "$d/gcov"
+	(cd "$d/pg" && "$MERGE" --feedback -e covfns -o fb.profile gmon.out &&
+	    "$TCOV" -q -x fb.profile -o /dev/null --lcov cov.info \
+	        "$here/covfns.c") 2> "$d/err"
+	awk -F '[:,]' '$1 == "FNDA" { print $3, $2 }' "$d/pg/cov.info" |
+	    sort > "$d/ours"
+	if [ -s "$d/gcov" ] && [ "$(grep -c ' 0$' "$d/gcov")" -ge 4 ] &&
+	    cmp -s "$d/gcov" "$d/ours"; then
+		pass "covfns$opt"
+	else
+		fail "covfns$opt" "$(cat "$d/err") $(diff "$d/gcov" "$d/ours")"
+	fi
+}
+if command -v gcc > /dev/null 2>&1 && command -v gcov > /dev/null 2>&1; then
+	covfns -O0
+	covfns -O2
+else
+	fail covfns "gcc or gcov is not installed"
 fi
 
 rm -rf "$work"

@@ -11,6 +11,8 @@
 #    renumbered and whose program moved (matched by symbol path, so the
 #    sums agree), profiles with different bounds refused, the sum that
 #    xprof_show makes of two files, xprof_diff on the conversion;
+#  - the conversion to feedback as a database: it reads back, and its
+#    procedures rank by the bytes each allocated itself;
 #  - layouts: an ambiguous file refused, then read with -L (the broken
 #    files of tests/bad/mpatrol are checked by tests/bad.sh).
 #
@@ -130,6 +132,20 @@ st=$?
 st=$?
 [ "$st" = 1 ] && pass mpatrol-diff-differ ||
 	fail mpatrol-diff-differ "status $st: $(head -2 "$work/err")"
+
+# The conversion to feedback, written as a database: it reads back, and its
+# procedures rank by the bytes each allocated itself, as mprof's direct
+# allocation table does (xmalloc: 506021 bytes).
+rm -rf "$work/cc1.profile"
+if "$MERGE" --feedback -o "$work/cc1.profile" "$REAL/cc1.out" \
+        2>"$work/err" &&
+    "$BTOA" "$work/cc1.profile" "$work/cc1.fb" 2>>"$work/err" &&
+    "$SHOW" -n 1 "$work/cc1.profile" 2>>"$work/err" |
+    grep -A 2 '^Hottest procedures' | grep -q '^ *506021 .* xmalloc$'; then
+	pass mpatrol-feedback
+else
+	fail mpatrol-feedback "$(cat "$work/err")"
+fi
 
 # --- layouts ---------------------------------------------------------------
 if "$BTOA" -L le32 "$BAD/ambiguous.out" "$work/amb32.text" 2>"$work/err" &&

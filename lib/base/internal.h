@@ -130,6 +130,13 @@ static inline size_t xp_strpool_len(const xp_strpool *sp, uint32_t id)
 	return sp->off[id + 1] - sp->off[id] - 1;
 }
 
+/* The last component of a path: what follows its last '/'. */
+static inline const char *xp_path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s != NULL ? s + 1 : path;
+}
+
 /* Byte-wise comparison of (a, alen) with (b, blen): the order of a
  * database's strings (strcmp order for strings without NULs). */
 static inline int xp_bytecmp(const void *a, size_t alen, const void *b,
@@ -411,6 +418,12 @@ char *xp_sym_demangle(const xp_sym *s, const char *name);
  * with *cls set when out of memory.
  */
 char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
+/*
+ * The functions of s's text, by address, as the conversions to feedback
+ * list them (symbolize/functions.c gives the rule): *out, which the
+ * caller frees, gets *n pointers to symbols of s.
+ */
+xp_err xp_sym_functions(const xp_sym *s, const xp_symbol ***out, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */

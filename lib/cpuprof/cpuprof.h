@@ -6,7 +6,9 @@
  * mapped-objects text), text.c (the text form), merge.c and
  * merge_maps.c (sums, and where a sum maps each object), report.c
  * (google-pprof's analysis and report), feedback.c (the conversion to
- * feedback) and names.c (pprof's names of PCs).
+ * feedback), names.c (pprof's names of PCs), offsets.c (the conversion's
+ * names of PCs without symbols) and exe.c (whether the executable given
+ * is the one profiled).
  */
 #ifndef XP_CPUPROF_INTERNAL_H
 #define XP_CPUPROF_INTERNAL_H
@@ -71,6 +73,13 @@ static inline uint64_t xp_cp_slot_max(unsigned slot)
 	return slot == 8 ? UINT64_MAX : UINT32_MAX;
 }
 
+/* pprof's test for a shared object: ".so", then optional ".N" groups
+ * (exe.c). */
+int xp_cp_is_shlib(const char *path);
+/* Whether m maps the executable whose real path is exereal: the same
+ * path, or the same base name (exe.c). */
+int xp_cp_is_exe_map(const xp_cpuprof_map *m, const char *exereal);
+
 /* Module entry points living in other files. */
 int xp_cp_detect_text(const unsigned char *head, size_t len);
 xp_err xp_cp_read_text(const unsigned char *buf, size_t len, const char *name,
@@ -81,6 +90,8 @@ xp_err xp_cp_merge(void **acc, const void *in, double weight,
                 xp_diags *d);
 xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
+xp_err xp_cp_check_exe(const void *m, const xp_sym *s, const char *exe,
+                       const char *name, xp_diags *d);
 
 /* Merging (merge_maps.c): where the sum maps each executable segment
  * of an object (path, file offset, size, permissions). */
@@ -124,7 +135,14 @@ xp_err xp_cp_layout_text(xp_cp_layout *L, const xp_cpuprof *a,
 xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n);
 void xp_cp_layout_free(xp_cp_layout *L);
 
-/* What an address turned into. */
+/*
+ * What an address turned into: the function whose code it is and the
+ * position in that function (when other functions were inlined there,
+ * the outermost frame of addr2line -i: the position of the call that
+ * inlined them), and the frames of the inlined calls.  An inlined frame
+ * is an addrinfo too, with the same addr, its function's name and
+ * position, and " (inline)" ending disp.
+ */
 typedef struct {
 	uint64_t addr;
 	uint32_t key;      /* the report's key: function, or function+line */
@@ -134,6 +152,8 @@ typedef struct {
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */
+	size_t in;         /* the inlined frames: xp_cp_an.in[in, in + nin), */
+	size_t nin;        /* the innermost first */
 } addrinfo;
 
 /* A call chain being reduced. */
@@ -147,6 +167,8 @@ typedef struct {
 	xp_strpool sp;
 	addrinfo *ai;
 	size_t na;
+	addrinfo *in;      /* the inlined frames of all addresses */
+	size_t nin;
 	uint64_t *ad;      /* every chain's addresses, caller PCs minus 1 */
 	chain *ch;
 	size_t nch;
@@ -163,6 +185,10 @@ typedef struct {
 xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
                      xp_cp_an *an);
 void xp_cp_an_free(xp_cp_an *an);
+/* The conversion's names for PCs that no symbol names: the mapped
+ * file's base name and the offset in it, "prog+0x1186", in the object
+ * file of the mapping's path (offsets.c). */
+xp_err xp_cp_offset_names(const xp_cpuprof *p, xp_cp_an *an);
 /* Whether frame a (slot bytes wide) of a chain counts: not a skipped
  * address nor one of the profiler's own functions; *x gets its addrinfo. */
 int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
@@ -181,6 +207,10 @@ typedef struct {
 typedef struct {
 	xp_cp_routine *r;         /* by start */
 	size_t n;
+	/* nm lists "_fini" at an address of its own: pprof then separates
+	 * addr2line's answers with it and runs addr2line -i, so the
+	 * object's addresses get their chains of inlined calls. */
+	int inlines;
 } xp_cp_names;
 
 /* pprof's table of routines of an object, from its symbols as nm

@@ -8,19 +8,32 @@
 #include "cpuprof/cpuprof.h"
 
 /*
- * One object file per profiled object, one procedure per function:
- * counter 1 its self (flat) samples, counter 2 its total (cumulative)
- * samples, then one block per source line where it had self samples
- * (counter 2 + block id, and a tuple giving the line); a VP_PROC value
- * profile record per function it called, with the samples of the chains
- * holding that call; a source file section per file, each line listing
- * the blocks with their samples.  cpuprofile(5) CONVERSION TO FEEDBACK.
+ * One object file per profiled object, one procedure per function (and
+ * per function of the executable's text, never-run ones too): block 1,
+ * without a counter, its entry, mapped to its first line when that is
+ * known, with its total (cumulative) samples as its count in the source
+ * file section; then per source line where it had self samples a counter
+ * k with those samples, counting block k + 1, and a tuple giving the
+ * line, so that the counters sum to its self (flat) samples and nothing
+ * else; a VP_PROC value profile record per function it called, with the
+ * samples of the chains holding that call; a source file section per
+ * file, each line listing the blocks with their samples.  cpuprofile(5)
+ * CONVERSION TO FEEDBACK.
  */
 typedef struct {
 	const char *obj, *name;
 	uint64_t self, total;
 	size_t stamp;
+	const char *efile;     /* the entry's source file, or NULL */
+	unsigned eline;        /* its line, 0: unknown */
 } fbproc;
+
+/* A function of the executable's text: pool ids of its name and first
+ * line's file (UINT32_MAX: none), and that line. */
+typedef struct {
+	uint32_t name, file;
+	unsigned line;
+} txfn;
 
 typedef struct {
 	size_t proc;
@@ -61,7 +74,9 @@ static int cmp_line_by_file(const void *x, const void *y)
 		return c;
 	if (a->line != b->line)
 		return a->line < b->line ? -1 : 1;
-	return a->proc < b->proc ? -1 : a->proc > b->proc;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->block < b->block ? -1 : a->block > b->block;
 }
 
 static int cmp_pair(const void *x, const void *y)
@@ -91,6 +106,9 @@ typedef struct {
 	const xp_cpuprof *p;
 	xp_cp_an an;
 	const char *unknown;   /* the object of an address in none */
+	const char *exe;       /* the executable, as given, or NULL */
+	txfn *tx;              /* the functions of its text */
+	size_t ntx;
 	fbproc *pr;            /* the functions, sorted and distinct */
 	size_t npr;
 	size_t *pix;           /* an address's function */
@@ -104,11 +122,66 @@ typedef struct {
 	uint32_t pid;          /* the last proc id of the object file */
 } fbconv;
 
-/* The functions, sorted and made distinct; pix maps an address to its
- * function. */
+/*
+ * The functions of the executable's text (xp_sym_functions), named as
+ * pprof names a function from the debugging information (demangled and
+ * shortened; the symbol's name when there is none), with their first
+ * lines, into c->tx.  An executable that cannot be read adds nothing:
+ * the analysis has named its addresses as well as it could.
+ */
+static xp_err gather_text(fbconv *c)
+{
+	xp_diags *d = xp_diags_new(1);
+	xp_sym *sym = NULL;
+	const xp_symbol **fns = NULL;
+	size_t nf = 0;
+	xp_err err = XP_E_OK;
+
+	if (d == NULL)
+		return XP_E_NOMEM;
+	if (c->exe == NULL || c->p->hdr[2] == 1 ||
+	    xp_sym_open(c->exe, &sym, d) != XP_E_OK)
+		goto out;
+	if ((err = xp_sym_functions(sym, &fns, &nf)) != XP_E_OK ||
+	    (c->tx = calloc(nf + 1, sizeof *c->tx)) == NULL) {
+		err = XP_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nf && err == XP_E_OK; i++) {
+		const char *file, *fn;
+		unsigned line;
+		txfn *t = &c->tx[c->ntx++];
+		if (xp_sym_line(sym, fns[i]->addr, &file, &fn, &line) != 0)
+			file = fn = NULL, line = 0;
+		const char *full = fn != NULL && fn[0] != '\0' ? fn
+		                                                : fns[i]->name;
+		char *dem = xp_sym_demangle(sym, full);
+		char *sh = xp_cp_short_name(dem != NULL ? dem : full);
+		free(dem);
+		t->file = UINT32_MAX;
+		t->line = file != NULL ? line : 0;
+		if (sh == NULL ||
+		    (err = xp_strpool_intern(&c->an.sp, sh, strlen(sh),
+		                             &t->name)) != XP_E_OK ||
+		    (t->line > 0 &&
+		     (err = xp_strpool_intern(&c->an.sp, file, strlen(file),
+		                              &t->file)) != XP_E_OK))
+			err = XP_E_NOMEM;
+		free(sh);
+	}
+out:
+	free(fns);
+	xp_sym_free(sym);
+	xp_diags_free(d);
+	return err;
+}
+
+/* The functions, sorted and made distinct, with those of the text; pix
+ * maps an address to its function. */
 static void index_procs(fbconv *c)
 {
 	fbproc *pr = c->pr;
+	size_t n = c->an.na + c->ntx;
 
 	for (size_t i = 0; i < c->an.na; i++) {
 		const addrinfo *x = &c->an.ai[i];
@@ -117,11 +190,26 @@ static void index_procs(fbconv *c)
 		pr[i].name = xp_strpool_str(&c->an.sp, x->disp);
 		pr[i].stamp = i;   /* the address, until sorted */
 	}
-	xp_qsort(pr, c->an.na, sizeof *pr, cmp_proc);
-	for (size_t i = 0; i < c->an.na; i++) {
+	for (size_t i = 0; i < c->ntx; i++) {
+		fbproc *f = &pr[c->an.na + i];
+		f->obj = c->exe;
+		f->name = xp_strpool_str(&c->an.sp, c->tx[i].name);
+		f->stamp = SIZE_MAX;
+		if (c->tx[i].line > 0) {
+			f->efile = xp_strpool_str(&c->an.sp, c->tx[i].file);
+			f->eline = c->tx[i].line;
+		}
+	}
+	xp_qsort(pr, n, sizeof *pr, cmp_proc);
+	for (size_t i = 0; i < n; i++) {
 		if (c->npr == 0 || cmp_proc(&pr[c->npr - 1], &pr[i]) != 0)
 			pr[c->npr++] = pr[i];
-		c->pix[pr[i].stamp] = c->npr - 1;
+		else if (pr[i].eline > 0) {
+			pr[c->npr - 1].efile = pr[i].efile;
+			pr[c->npr - 1].eline = pr[i].eline;
+		}
+		if (pr[i].stamp != SIZE_MAX)
+			c->pix[pr[i].stamp] = c->npr - 1;
 	}
 	for (size_t i = 0; i < c->npr; i++)
 		pr[i].stamp = SIZE_MAX;
@@ -237,30 +325,42 @@ static xp_err add_calls(fbconv *c, size_t nvp)
 	return XP_E_OK;
 }
 
-/* The blocks of lines l0 up to li, then a tuple for each with a line. */
-static xp_err add_blocks(fbconv *c, size_t l0)
+/* A tuple for block blk at line of file ("": none given). */
+static xp_err add_tuple(fbconv *c, uint32_t blk, const char *file,
+                        unsigned line)
+{
+	xp_tuple t = {blk, blk, line, 0, XP_NOSTR};
+	xp_err err;
+
+	if (file[0] != '\0' &&
+	    (err = xp_fbb_intern(c->b, file, strlen(file), &t.srcfile)) !=
+	    XP_E_OK)
+		return err;
+	return xp_fbb_add_tuple(c->b, &t);
+}
+
+/* The entry block of procedure f and the blocks of lines l0 up to li,
+ * then a tuple for each with a line. */
+static xp_err add_blocks(fbconv *c, const fbproc *f, size_t l0)
 {
 	const fbline *ln = c->ln;
 	xp_err err;
-	xp_str s;
 
+	if ((err = xp_fbb_add_block(c->b, 1, 0)) != XP_E_OK)
+		return err;
 	for (size_t j = l0; j < c->li; j++)
 		if ((err = xp_fbb_add_block(c->b, ln[j].block,
-		                            2 + ln[j].block)) != XP_E_OK)
+		                            ln[j].block - 1)) != XP_E_OK)
 			return err;
+	if (f->eline > 0 &&
+	    (err = add_tuple(c, 1, f->efile, f->eline)) != XP_E_OK)
+		return err;
 	for (size_t j = l0; j < c->li; j++) {
-		xp_tuple t = {ln[j].block, ln[j].block, ln[j].line, 0, XP_NOSTR};
 		/* No line (code without debugging information, or clang's
 		 * line 0 for code it made): the block has no tuple. */
-		if (ln[j].line == 0)
-			continue;
-		if (ln[j].file[0] != '\0' &&
-		    (err = xp_fbb_intern(c->b, ln[j].file, strlen(ln[j].file),
-		                         &s)) != XP_E_OK)
-			return err;
-		if (ln[j].file[0] != '\0')
-			t.srcfile = s;
-		if ((err = xp_fbb_add_tuple(c->b, &t)) != XP_E_OK)
+		if (ln[j].line != 0 &&
+		    (err = add_tuple(c, ln[j].block, ln[j].file,
+		                     ln[j].line)) != XP_E_OK)
 			return err;
 	}
 	return XP_E_OK;
@@ -273,7 +373,7 @@ static xp_err add_proc(fbconv *c, size_t i)
 	const fbproc *f = &c->pr[i];
 	xp_proc pp = {0};
 	size_t nvp = 0, l0 = c->li;
-	uint32_t blk = 0;
+	uint32_t blk = 1;
 	xp_err err;
 
 	if ((i == 0 || strcmp(c->pr[i - 1].obj, f->obj) != 0) &&
@@ -286,22 +386,39 @@ static xp_err add_proc(fbconv *c, size_t i)
 		return err;
 	pp.proc_id = ++c->pid;
 	pp.n_vp_sites = (uint32_t)nvp;
+	pp.n_srcmap_ops = 1;
 	for (size_t j = c->li; j < c->nln && c->ln[j].proc == i; j++)
 		pp.n_srcmap_ops++;
-	if ((err = xp_fbb_begin_proc(c->b, &pp)) != XP_E_OK ||
-	    (err = xp_fbb_add_counter(c->b, 1, f->self)) != XP_E_OK ||
-	    (err = xp_fbb_add_counter(c->b, 2, f->total)) != XP_E_OK)
+	if ((err = xp_fbb_begin_proc(c->b, &pp)) != XP_E_OK)
 		return err;
 	for (; c->li < c->nln && c->ln[c->li].proc == i; c->li++) {
 		c->ln[c->li].block = ++blk;
-		if ((err = xp_fbb_add_counter(c->b, 2 + blk,
+		if ((err = xp_fbb_add_counter(c->b, blk - 1,
 		                              c->ln[c->li].count)) != XP_E_OK)
 			return err;
 	}
 	if ((err = add_calls(c, nvp)) != XP_E_OK)
 		return err;
 	c->pi += nvp;
-	return add_blocks(c, l0);
+	return add_blocks(c, f, l0);
+}
+
+/* The entry blocks of the procedures with a first line, as lines with
+ * their total samples, for the source file sections. */
+static xp_err add_entry_lines(fbconv *c)
+{
+	void *q;
+
+	for (size_t i = 0; i < c->npr; i++) {
+		const fbproc *f = &c->pr[i];
+		if (f->eline == 0)
+			continue;
+		if ((q = grow1(c->ln, c->nln, &c->lcap, sizeof *c->ln)) == NULL)
+			return XP_E_NOMEM;
+		c->ln = q;
+		c->ln[c->nln++] = (fbline){i, f->efile, f->eline, f->total, 1};
+	}
+	return XP_E_OK;
 }
 
 /* Source files: the lines with samples, by file and line. */
@@ -352,10 +469,14 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	*out = NULL;
 	c.p = m;
 	c.unknown = c.p->hdr[2] == 1 ? "[java]" : "[unknown]";
+	c.exe = o->exe;
 	if ((err = xp_cp_analyze(c.p, o->exe, 1, &c.an)) != XP_E_OK)
 		return err;
+	if ((err = xp_cp_offset_names(c.p, &c.an)) != XP_E_OK ||
+	    (err = gather_text(&c)) != XP_E_OK)
+		goto out;
 	err = XP_E_NOMEM;
-	c.pr = calloc(c.an.na ? c.an.na : 1, sizeof *c.pr);
+	c.pr = calloc(c.an.na + c.ntx + 1, sizeof *c.pr);
 	c.pix = malloc((c.an.na ? c.an.na : 1) * sizeof *c.pix);
 	c.fr = malloc((c.p->npc ? c.p->npc : 1) * sizeof *c.fr);
 	if (c.pr == NULL || c.pix == NULL || c.fr == NULL)
@@ -375,12 +496,13 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	for (size_t i = 0; i < c.npr; i++)
 		if ((err = add_proc(&c, i)) != XP_E_OK)
 			goto out;
-	if ((err = add_srcfiles(&c)) != XP_E_OK)
+	if ((err = add_entry_lines(&c)) != XP_E_OK ||
+	    (err = add_srcfiles(&c)) != XP_E_OK)
 		goto out;
 	err = xp_fbb_finish(c.b, out);
 out:
 	xp_fbb_free(c.b);
-	XP_FREE(c.pr, c.ln, c.pa, c.pix, c.fr);
+	XP_FREE(c.pr, c.ln, c.pa, c.pix, c.fr, c.tx);
 	xp_cp_an_free(&c.an);
 	return err;
 }

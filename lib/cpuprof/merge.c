@@ -25,30 +25,23 @@
  */
 #include "cpuprof/cpuprof.h"
 
-/* Sorting records by call chain. */
+/* Sorting records by call chain: a record's chain and its index, both
+ * counts in 32 bits (more would not fit in memory; sort_records checks). */
 typedef struct {
-	const xp_cpuprof *p;
-	size_t i;
+	const uint64_t *pcs;
+	uint32_t npcs, i;
 } rref;
-
-static int cmp_stack(const xp_cpuprof *pa, const xp_cp_rec *a,
-                     const xp_cpuprof *pb, const xp_cp_rec *b)
-{
-	size_t n = a->npcs < b->npcs ? a->npcs : b->npcs;
-	const uint64_t *x = pa->pcs + a->first, *y = pb->pcs + b->first;
-
-	for (size_t k = 0; k < n; k++)
-		if (x[k] != y[k])
-			return x[k] < y[k] ? -1 : 1;
-	return a->npcs < b->npcs ? -1 : a->npcs > b->npcs;
-}
 
 static int cmp_rref(const void *x, const void *y)
 {
 	const rref *a = x, *b = y;
-	int c = cmp_stack(a->p, &a->p->recs[a->i], b->p, &b->p->recs[b->i]);
-	if (c != 0)
-		return c;
+	size_t n = a->npcs < b->npcs ? a->npcs : b->npcs;
+
+	for (size_t k = 0; k < n; k++)
+		if (a->pcs[k] != b->pcs[k])
+			return a->pcs[k] < b->pcs[k] ? -1 : 1;
+	if (a->npcs != b->npcs)
+		return a->npcs < b->npcs ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
@@ -203,6 +196,46 @@ static xp_err sum_header(mstate *s)
 	return XP_E_OK;
 }
 
+/*
+ * The records of tmp in call-chain order, ties in the order of tmp: its
+ * first na records (the sum so far, canonical and so sorted unless moving
+ * its PCs reordered them) merged with the rest sorted, or all of them
+ * sorted.  NULL when out of memory.
+ */
+static rref *sort_records(const xp_cpuprof *tmp, size_t na)
+{
+	size_t n = tmp->nrec, i, j, k;
+	rref *order, *head = NULL;
+
+	if (n > UINT32_MAX ||
+	    (order = malloc((n ? n : 1) * sizeof *order)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (tmp->recs[i].npcs > UINT32_MAX) {
+			free(order);
+			return NULL;
+		}
+		order[i] = (rref){tmp->pcs + tmp->recs[i].first,
+		                  (uint32_t)tmp->recs[i].npcs, (uint32_t)i};
+	}
+	for (i = 1; i < na; i++)
+		if (cmp_rref(&order[i - 1], &order[i]) > 0)
+			break;
+	if (i < na || (na > 0 && (head = malloc(na * sizeof *head)) == NULL))
+		na = 0;
+	xp_qsort(order + na, n - na, sizeof *order, cmp_rref);
+	if (na == 0)
+		return order;
+	/* The sorted head, moved aside, merged with the sorted rest: the
+	 * merge never writes past what it has read of the rest. */
+	memcpy(head, order, na * sizeof *head);
+	for (i = 0, j = na, k = 0; i < na; k++)
+		order[k] = j == n || cmp_rref(&head[i], &order[j]) < 0
+		               ? head[i++] : order[j++];
+	free(head);
+	return order;
+}
+
 /* The records of the new sum n: tmp's sorted by call chain, identical
  * ones summed. */
 static xp_err sum_records(mstate *s)
@@ -211,19 +244,17 @@ static xp_err sum_records(mstate *s)
 	rref *order;
 	xp_err err = XP_E_NOMEM;
 
-	order = malloc((tmp->nrec ? tmp->nrec : 1) * sizeof *order);
+	order = sort_records(tmp, s->a != NULL ? s->a->nrec : 0);
 	if (order == NULL)
 		return XP_E_NOMEM;
-	for (size_t i = 0; i < tmp->nrec; i++)
-		order[i] = (rref){tmp, i};
-	xp_qsort(order, tmp->nrec, sizeof *order, cmp_rref);
 	for (size_t i = 0; i < tmp->nrec;) {
-		const xp_cp_rec *r = &tmp->recs[order[i].i];
-		uint64_t c = r->count;
+		const rref *o = &order[i];
+		uint64_t c = tmp->recs[o->i].count;
 		size_t j = i + 1;
 
-		for (; j < tmp->nrec &&
-		       cmp_stack(tmp, r, tmp, &tmp->recs[order[j].i]) == 0; j++) {
+		for (; j < tmp->nrec && order[j].npcs == o->npcs &&
+		       memcmp(order[j].pcs, o->pcs,
+		              o->npcs * sizeof *o->pcs) == 0; j++) {
 			uint64_t add = tmp->recs[order[j].i].count;
 			if (add > s->max - c) {
 				err = xp_diag_file(s->d, XP_E_LIMIT, s->name,
@@ -234,7 +265,7 @@ static xp_err sum_records(mstate *s)
 			}
 			c += add;
 		}
-		if (xp_cp_add_record(s->n, c, tmp->pcs + r->first, r->npcs) !=
+		if (xp_cp_add_record(s->n, c, o->pcs, o->npcs) !=
 		    XP_E_OK)
 			goto out;
 		i = j;

@@ -258,4 +258,5 @@ const xp_module xp_module_cpuprof = {
 	XP_MODULE_ENTRIES(xp_cp),
 	.report_takes = XP_REPORT_LINES,
 	.report_of = "pprof's report of a CPU profile",
+	.check_exe = xp_cp_check_exe,
 };

@@ -10,6 +10,8 @@
  * without the "<address>" tag that pprof otherwise appends.  pprof keys
  * its table by that name, so a routine whose name comes again later is
  * replaced by the later one.  The last symbol's routine is empty.
+ * A "_fini" that starts a routine of its own tells whether pprof asks
+ * addr2line for inlined calls (xp_cp_names.inlines).
  */
 #include <stdio.h>
 
@@ -78,6 +80,7 @@ xp_err xp_cp_names_build(const xp_sym *s, xp_cp_names *t)
 
 	t->r = NULL;
 	t->n = 0;
+	t->inlines = 0;
 	for (size_t i = 0; i < count && err == XP_E_OK; i++) {
 		const xp_symbol *y = xp_sym_get(s, i);
 		int cls;
@@ -101,6 +104,8 @@ xp_err xp_cp_names_build(const xp_sym *s, xp_cp_names *t)
 			}
 			continue;
 		}
+		if (strcmp(name, "_fini") == 0)
+			t->inlines = 1;
 		size_t len = strlen(name) + (size_t)width + 3;
 		char *tagged = malloc(len);
 		if (tagged == NULL) {

@@ -21,14 +21,21 @@
  *     none; "0x" and the address when no routine holds the PC; the bare
  *     address when the object cannot be opened or has no symbols.
  *     Short names that routines at different addresses share get
- *     "@address".
+ *     "@address".  pprof runs addr2line -i on an object whose nm lists
+ *     "_fini" (its separator between addresses): there an address where
+ *     calls were inlined is also the frames of those calls (libbfd's
+ *     chain of inliners, read once per address), each named as above
+ *     with " (inline)" after the name and placed at its own line, while
+ *     the function holding the code gets the line of the outermost call.
  *  4. While the second PC of every call chain is the same, it is a frame
  *     of the profiler's signal handler and is removed (with the next one
  *     when it is the leaf PC's own return address), and frames of the
  *     functions pprof lists as the profiler's own are dropped.
  *  5. Each chain is turned into function names (addresses above
- *     0x7fffffffffffffff skipped), each name counted once per chain: the
- *     first gets the flat samples, all get the cumulative ones.
+ *     0x7fffffffffffffff skipped; an address's inlined frames, innermost
+ *     first, before its own), each name counted once per chain: the
+ *     first gets the flat samples, all get the cumulative ones.  Step 4
+ *     goes by the function holding the code, never an inlined one.
  *
  * The module's report entry (xp_cp_report_new, for xp_prof_report())
  * refuses the options of xp_report_opts that pprof --text has no use
@@ -69,6 +76,10 @@ typedef struct {
 	objent *objs;
 	size_t nobj;
 	int width;         /* hex digits of an address */
+	xp_sym_frame *fb;  /* one address's chain of inlined calls */
+	size_t fbcap;
+	addrinfo *in;      /* the inlined frames so far (xp_cp_an.in) */
+	size_t nin, incap;
 } symctx;
 
 static xp_err intern(xp_strpool *sp, const char *s, uint32_t *id)
@@ -82,33 +93,6 @@ static xp_err intern_pc(symctx *c, uint64_t addr, uint32_t *id)
 	char buf[40];
 	snprintf(buf, sizeof buf, "%0*llx", c->width, (unsigned long long)addr);
 	return intern(c->sp, buf, id);
-}
-
-/* The path with pprof's library suffix: ".so" then ".N" groups. */
-static int is_shlib(const char *path)
-{
-	const char *p = path;
-
-	while ((p = strstr(p, ".so")) != NULL) {
-		const char *q = p + 3;
-		if (*q == '\0')
-			return 1;
-		while (*q == '.' && q[1] >= '0' && q[1] <= '9') {
-			q++;
-			while (*q >= '0' && *q <= '9')
-				q++;
-		}
-		if (*q == '\0' && q != p + 3)
-			return 1;
-		p += 3;
-	}
-	return 0;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s != NULL ? s + 1 : p;
 }
 
 /* The symbols of path (pprof's /usr/lib/debug copy first), cached;
@@ -166,13 +150,26 @@ static int is_tagged(const char *s)
 	return i > 0 && i < n - 1 && s[i - 1] == '<';
 }
 
+/* pprof's table of routines of o, built on first use. */
+static xp_err obj_names(objent *o)
+{
+	xp_err err;
+
+	if (!o->names_built) {
+		if ((err = xp_cp_names_build(o->sym, &o->names)) != XP_E_OK)
+			return err;
+		o->names_built = 1;
+	}
+	return XP_E_OK;
+}
+
 /*
  * The function pprof names for sa: addr2line's (demangled, shortened),
  * unless its table of routines from nm has a name for sa that begins
  * with it (then that one, which carries a symbol version), or addr2line
  * knows none (then the table's, or "0x" and the address; "??" when the
  * table is empty).  ai->full gets the routine's tagged name when it gave
- * the name.
+ * the name.  pprof asks this of every frame of a chain of inlined calls.
  */
 static xp_err function_name(symctx *c, objent *o, uint64_t sa,
                             const char *fn, addrinfo *ai)
@@ -182,11 +179,6 @@ static xp_err function_name(symctx *c, objent *o, uint64_t sa,
 	const char *nm;
 	xp_err err;
 
-	if (!o->names_built) {
-		if ((err = xp_cp_names_build(o->sym, &o->names)) != XP_E_OK)
-			return err;
-		o->names_built = 1;
-	}
 	snprintf(pcs, sizeof pcs, "0x%0*llx", c->width,
 	         (unsigned long long)ai->addr);
 	nm = o->names.n == 0 ? NULL : xp_cp_names_find(&o->names, sa);
@@ -221,41 +213,107 @@ static xp_err function_name(symctx *c, objent *o, uint64_t sa,
 	return err;
 }
 
+/*
+ * The frames addr2line gives pprof for sa, innermost first, into c->fb:
+ * the whole chain of inlined calls when pprof runs addr2line -i on the
+ * object (xp_cp_names.inlines), else the first frame; an address without
+ * lines is one frame that knows nothing.  libbfd is asked a second time
+ * only for a chain deeper than any before.  Returns the number of
+ * frames, 0 when out of memory.
+ */
+static size_t read_frames(symctx *c, objent *o, uint64_t sa)
+{
+	size_t n = 16, max;
+
+	for (;;) {
+		if (n > c->fbcap) {
+			xp_sym_frame *q = realloc(c->fb, n * sizeof *q);
+			if (q == NULL)
+				return 0;
+			c->fb = q;
+			c->fbcap = n;
+		}
+		max = o->names.inlines ? c->fbcap : 1;
+		n = xp_sym_inlined(o->sym, sa, c->fb, max);
+		if (n > max && !o->names.inlines)
+			n = 1;
+		if (n <= max)
+			break;
+	}
+	if (n == 0) {
+		c->fb[0] = (xp_sym_frame){NULL, NULL, 0};
+		n = 1;
+	}
+	return n;
+}
+
+/* An addrinfo that names nothing yet. */
+static void info_init(addrinfo *ai, uint64_t addr)
+{
+	memset(ai, 0, sizeof *ai);
+	ai->addr = addr;
+	ai->name = ai->file = ai->obj = ai->full = UINT32_MAX;
+}
+
+/* Frame f of sa in the object at lib, named and placed, into ai. */
+static xp_err name_frame(symctx *c, objent *o, const libent *lib,
+                         uint64_t sa, const xp_sym_frame *f, addrinfo *ai)
+{
+	xp_err err;
+
+	if ((err = function_name(c, o, sa, f->func, ai)) != XP_E_OK ||
+	    (err = intern(c->sp, lib->path, &ai->obj)) != XP_E_OK)
+		return err;
+	if (f->file != NULL &&
+	    (err = intern(c->sp, f->file, &ai->file)) != XP_E_OK)
+		return err;
+	ai->line = f->line;
+	return XP_E_OK;
+}
+
+/* addr named: the outermost frame into ai, the inlined ones after c->in. */
 static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
                         addrinfo *ai)
 {
-	const char *fn = NULL, *file = NULL;
-	unsigned line = 0;
 	objent *o = lib != NULL ? obj_open(c, lib->path) : NULL;
+	uint64_t sa = addr;
+	size_t n;
 	xp_err err;
 
-	ai->addr = addr;
-	ai->name = ai->file = ai->obj = ai->full = UINT32_MAX;
-	ai->line = 0;
+	info_init(ai, addr);
 	if (lib != NULL && o == NULL)
 		return XP_E_NOMEM;
 	if (o == NULL || o->sym == NULL) {
 		if ((err = intern_pc(c, addr, &ai->key)) != XP_E_OK)
 			return err;
-		ai->name = ai->key;
+		ai->name = ai->disp = ai->key;
 		ai->keyed = 1;
 		return XP_E_OK;
 	}
-	uint64_t sa = addr;
 	if (!lib->main && xp_sym_is_pic(o->sym))
 		sa = addr - lib->start + lib->offset;
-	if (xp_sym_line(o->sym, sa, &file, &fn, &line) != 0) {
-		file = NULL;
-		fn = NULL;
-		line = 0;
+	if ((err = obj_names(o)) != XP_E_OK)
+		return err;
+	if ((n = read_frames(c, o, sa)) == 0)
+		return XP_E_NOMEM;
+	if (n - 1 > c->incap - c->nin) {
+		size_t cap = c->incap * 2 > c->nin + n ? c->incap * 2
+		                                       : c->nin + n;
+		addrinfo *q = realloc(c->in, cap * sizeof *q);
+		if (q == NULL)
+			return XP_E_NOMEM;
+		c->in = q;
+		c->incap = cap;
 	}
-	if ((err = function_name(c, o, sa, fn, ai)) != XP_E_OK ||
-	    (err = intern(c->sp, lib->path, &ai->obj)) != XP_E_OK)
-		return err;
-	if (file != NULL && (err = intern(c->sp, file, &ai->file)) != XP_E_OK)
-		return err;
-	ai->line = line;
-	return XP_E_OK;
+	ai->in = c->nin;
+	ai->nin = n - 1;
+	for (size_t j = 0; j + 1 < n; j++) {
+		addrinfo *f = &c->in[c->nin++];
+		info_init(f, addr);
+		if ((err = name_frame(c, o, lib, sa, &c->fb[j], f)) != XP_E_OK)
+			return err;
+	}
+	return name_frame(c, o, lib, sa, &c->fb[n - 1], ai);
 }
 
 typedef struct {
@@ -271,26 +329,85 @@ static int cmp_named(const void *a, const void *b)
 	return x->full < y->full ? -1 : x->full > y->full;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* x->disp: x's name, with the address of its routine when others of the
+ * name at other addresses are listed (pprof's "name@address", no leading
+ * zeros), then " (inline)" when x is an inlined frame. */
+static xp_err set_disp(symctx *c, addrinfo *x, int at, int inlined)
+{
+	const char *name = xp_strpool_str(c->sp, x->name);
+	const char *tag = at ? strrchr(xp_strpool_str(c->sp, x->full), '<') + 1
+	                     : "";
+	size_t need = strlen(name) + strlen(tag) + 16;
+	char *d;
+	xp_err err;
+
+	if (!at && !inlined) {
+		x->disp = x->name;
+		return XP_E_OK;
+	}
+	if ((d = malloc(need)) == NULL)
+		return XP_E_NOMEM;
+	while (*tag == '0')
+		tag++;
+	snprintf(d, need, "%s%s%.*s%s", name, at ? "@" : "",
+	         (int)strcspn(tag, ">"), tag, inlined ? " (inline)" : "");
+	err = intern(c->sp, d, &x->disp);
+	free(d);
+	return err;
+}
+
+/* x->key: its name shown, or by_line that and its "file:line". */
+static xp_err set_key(symctx *c, addrinfo *x, int by_line)
+{
+	const char *disp = xp_strpool_str(c->sp, x->disp);
+	const char *file = x->file != UINT32_MAX
+	                   ? xp_strpool_str(c->sp, x->file) : "??";
+	size_t need = strlen(disp) + strlen(file) + 32;
+	char *k;
+	xp_err err;
+
+	if (!by_line) {
+		x->key = x->disp;
+		return XP_E_OK;
+	}
+	if ((k = malloc(need)) == NULL)
+		return XP_E_NOMEM;
+	snprintf(k, need, "%s %s:%u", disp, file, x->line);
+	err = intern(c->sp, k, &x->key);
+	free(k);
+	return err;
+}
+
 /*
- * pprof's FillFullnameToShortnameMap: a short name that two routines of
- * different addresses give is shown as "name@address" (the routine's
- * address, no leading zeros) for each of them.  Then the keys.
+ * pprof's FillFullnameToShortnameMap: a short name that the outermost
+ * frames of two routines of different addresses give is shown with the
+ * routine's address for each of them, and so is every frame, inlined or
+ * not, named from one of those routines.  Returns the routines' tagged
+ * names (full) so marked, sorted, in *mapped (*nmapped of them).
  */
-static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
+static xp_err map_names(const addrinfo *ai, size_t na,
+                        uint32_t **mapped, size_t *nmapped)
 {
 	named *ix = malloc((na ? na : 1) * sizeof *ix);
-	size_t n = 0;
-	xp_err err = XP_E_OK;
+	uint32_t *m = malloc((na ? na : 1) * sizeof *m);
+	size_t n = 0, nm = 0;
 
-	if (ix == NULL)
+	*mapped = m;
+	if (ix == NULL || m == NULL) {
+		free(ix);
 		return XP_E_NOMEM;
-	for (size_t i = 0; i < na; i++) {
-		ai[i].disp = ai[i].name;
+	}
+	for (size_t i = 0; i < na; i++)
 		if (!ai[i].keyed && ai[i].full != UINT32_MAX)
 			ix[n++] = (named){ai[i].name, ai[i].full, i};
-	}
 	xp_qsort(ix, n, sizeof *ix, cmp_named);
-	for (size_t g = 0; g < n && err == XP_E_OK;) {
+	for (size_t g = 0; g < n;) {
 		size_t e = g + 1;
 		int several = 0;
 		while (e < n && ix[e].name == ix[g].name) {
@@ -298,32 +415,38 @@ static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
 				several = 1;
 			e++;
 		}
-		for (size_t k = g; several && k < e && err == XP_E_OK; k++) {
-			addrinfo *x = &ai[ix[k].i];
-			const char *full = xp_strpool_str(c->sp, x->full);
-			const char *tag = strrchr(full, '<') + 1;
-			const char *name = xp_strpool_str(c->sp, x->name);
-			size_t need = strlen(name) + strlen(tag) + 2;
-			char *d = malloc(need);
-			if (d == NULL) {
-				err = XP_E_NOMEM;
-				break;
-			}
-			while (*tag == '0')
-				tag++;
-			snprintf(d, need, "%s@%.*s", name,
-			         (int)strcspn(tag, ">"), tag);
-			err = intern(c->sp, d, &x->disp);
-			free(d);
-		}
+		for (size_t k = g; several && k < e; k++)
+			m[nm++] = ix[k].full;
 		g = e;
 	}
 	free(ix);
+	xp_qsort(m, nm, sizeof *m, cmp_u32);
+	*nmapped = nm;
+	return XP_E_OK;
+}
+
+/* Whether full is among the n sorted names of m. */
+static int is_mapped(const uint32_t *m, size_t n, uint32_t full)
+{
+	return full != UINT32_MAX && n > 0 &&
+	       bsearch(&full, m, n, sizeof *m, cmp_u32) != NULL;
+}
+
+/*
+ * The names shown (map_names, and " (inline)" for inlined frames) and
+ * the keys: pprof keys a frame that has no name from anywhere ("??", and
+ * by_line no file and line either) by its address, but not an inlined
+ * one, whose name "?? (inline)" is no longer pprof's "??".
+ */
+static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, addrinfo *in,
+                        size_t nin, int by_line)
+{
+	uint32_t *m = NULL;
+	size_t nm = 0;
+	xp_err err = map_names(ai, na, &m, &nm);
+
 	for (size_t i = 0; i < na && err == XP_E_OK; i++) {
 		addrinfo *x = &ai[i];
-		const char *disp = xp_strpool_str(c->sp, x->disp);
-		const char *file = x->file != UINT32_MAX
-		                   ? xp_strpool_str(c->sp, x->file) : "??";
 
 		if (x->keyed)
 			continue;
@@ -331,18 +454,16 @@ static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, int by_line)
 		                   (x->file == UINT32_MAX && x->line == 0))) {
 			err = intern_pc(c, x->addr, &x->key);
 			x->disp = x->key;
-		} else if (!by_line) {
-			x->key = x->disp;
-		} else {
-			size_t need = strlen(disp) + strlen(file) + 32;
-			char *k = malloc(need);
-			if (k == NULL)
-				return XP_E_NOMEM;
-			snprintf(k, need, "%s %s:%u", disp, file, x->line);
-			err = intern(c->sp, k, &x->key);
-			free(k);
+		} else if ((err = set_disp(c, x, is_mapped(m, nm, x->full),
+		                           0)) == XP_E_OK) {
+			err = set_key(c, x, by_line);
 		}
 	}
+	for (size_t i = 0; i < nin && err == XP_E_OK; i++)
+		if ((err = set_disp(c, &in[i], is_mapped(m, nm, in[i].full),
+		                    1)) == XP_E_OK)
+			err = set_key(c, &in[i], by_line);
+	free(m);
 	return err;
 }
 
@@ -469,7 +590,7 @@ static const char *const skip_names[] = {
 typedef struct {
 	uint32_t key;
 	uint64_t flat, cum;
-	size_t ai;        /* an address with this key */
+	const addrinfo *f;  /* a frame with this key */
 } acc_t;
 
 static int cmp_entry(const void *x, const void *y, const xp_strpool *sp)
@@ -520,7 +641,7 @@ void xp_cp_an_free(xp_cp_an *an)
 {
 	for (size_t i = 0; i < an->nremoved; i++)
 		free(an->removed[i]);
-	XP_FREE(an->removed, an->ai, an->ad, an->ch);
+	XP_FREE(an->removed, an->ai, an->in, an->ad, an->ch);
 	xp_strpool_free(&an->sp);
 	memset(an, 0, sizeof *an);
 }
@@ -584,14 +705,12 @@ static xp_err symbolize_native(anstate *s)
 		const xp_cpuprof_map *m = &p->maps[i];
 		if (!xp_cp_map_exec(m) || m->path[0] == '\0')
 			continue;
-		if (!is_shlib(m->path) &&
-		    !(have_exe && (strcmp(m->path, s->exereal) == 0 ||
-		                   strcmp(base_name(m->path),
-		                          base_name(s->exereal)) == 0)))
+		if (!xp_cp_is_shlib(m->path) &&
+		    !(have_exe && xp_cp_is_exe_map(m, s->exereal)))
 			continue;
 		libs[nlib++] = (libent){m->path, m->start, m->end,
 		                        m->offset, 0};
-		if (have_exe && !is_shlib(m->path))
+		if (have_exe && !xp_cp_is_shlib(m->path))
 			libs[nlib - 1].path = exe;
 	}
 	for (size_t i = 0; i < s->an->na && err == XP_E_OK; i++) {
@@ -609,7 +728,7 @@ static xp_err symbolize_native(anstate *s)
 	free(libs);
 	if (err != XP_E_OK)
 		return err;
-	return name_keys(&s->c, ai, s->an->na, s->by_line);
+	return name_keys(&s->c, ai, s->an->na, s->c.in, s->c.nin, s->by_line);
 }
 
 /* Steps 2 and 3: every distinct address of the chains, named. */
@@ -708,6 +827,9 @@ xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
 	if ((err = make_chains(&s)) == XP_E_OK &&
 	    (err = name_addresses(&s)) == XP_E_OK)
 		err = drop_signal_frames(&s);
+	an->in = s.c.in;
+	an->nin = s.c.nin;
+	free(s.c.fb);
 	for (size_t i = 0; i < s.c.nobj; i++) {
 		free(s.c.objs[i].path);
 		xp_cp_names_free(&s.c.objs[i].names);
@@ -731,17 +853,116 @@ int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x)
 	return 1;
 }
 
+/* Step 5's sums, one per key. */
+typedef struct {
+	acc_t *acc;
+	size_t *stamp;    /* the last chain that counted the key */
+	size_t nkeys;
+} sums;
+
+/* Frame f of chain i counts for its key, once per chain: the chain's
+ * first frame gets the flat samples, every frame the cumulative ones. */
+static xp_err count_frame(sums *m, const xp_cp_an *an, const addrinfo *f,
+                          size_t i, uint64_t count, int *first)
+{
+	uint32_t key = f->key;
+
+	if (key >= m->nkeys) {
+		size_t nk = an->sp.n;
+		acc_t *q = realloc(m->acc, nk * sizeof *q);
+		size_t *st = realloc(m->stamp, nk * sizeof *st);
+		if (q != NULL)
+			m->acc = q;
+		if (st != NULL)
+			m->stamp = st;
+		if (q == NULL || st == NULL)
+			return XP_E_NOMEM;
+		for (size_t j = m->nkeys; j < nk; j++) {
+			m->acc[j] = (acc_t){(uint32_t)j, 0, 0, NULL};
+			m->stamp[j] = SIZE_MAX;
+		}
+		m->nkeys = nk;
+	}
+	if (m->stamp[key] == i)
+		return XP_E_OK;
+	m->stamp[key] = i;
+	m->acc[key].f = f;
+	if (*first)
+		m->acc[key].flat += count;
+	m->acc[key].cum += count;
+	*first = 0;
+	return XP_E_OK;
+}
+
+/* 5. Every frame of every chain counted, an address's inlined frames
+ * (innermost first) before its own, as pprof's TranslateStack lists
+ * them. */
+static xp_err count_chains(sums *m, const xp_cp_an *an, unsigned slot)
+{
+	xp_err err = XP_E_OK;
+
+	for (size_t i = 0; i < an->nch && err == XP_E_OK; i++) {
+		const uint64_t *a = an->ad + an->ch[i].off;
+		int first = 1;
+		for (size_t k = 0; k < an->ch[i].n && err == XP_E_OK; k++) {
+			const addrinfo *x;
+			size_t xi;
+
+			if (!xp_cp_frame_ok(an, slot, a[k], &xi))
+				continue;
+			x = &an->ai[xi];
+			for (size_t j = 0; j < x->nin && err == XP_E_OK; j++)
+				err = count_frame(m, an, &an->in[x->in + j], i,
+				                  an->ch[i].count, &first);
+			if (err == XP_E_OK)
+				err = count_frame(m, an, x, i, an->ch[i].count,
+				                  &first);
+		}
+	}
+	return err;
+}
+
+/* The entries with samples, sorted, into r. */
+static xp_err make_entries(xp_cpuprof_report *r, sums *m, const xp_cp_an *an,
+                           int by_line)
+{
+	acc_t *acc = m->acc;
+	size_t n = 0;
+
+	for (size_t j = 0; j < m->nkeys; j++)
+		if (acc[j].f != NULL && (acc[j].flat != 0 || acc[j].cum != 0))
+			acc[n++] = acc[j];
+	sort_entries(acc, n, &an->sp);
+	r->e = calloc(n ? n : 1, sizeof *r->e);
+	if (r->e == NULL)
+		return XP_E_NOMEM;
+	for (size_t j = 0; j < n; j++) {
+		const addrinfo *x = acc[j].f;
+		xp_cpuprof_entry *e = &r->e[j];
+		e->name = xp_strpool_str(&an->sp, by_line ? x->disp
+		                                         : acc[j].key);
+		e->file = x->file != UINT32_MAX && by_line ?
+		          xp_strpool_str(&an->sp, x->file) : NULL;
+		e->line = by_line ? x->line : 0;
+		e->object = x->obj != UINT32_MAX ?
+		            xp_strpool_str(&an->sp, x->obj) : NULL;
+		e->flat = acc[j].flat;
+		e->cum = acc[j].cum;
+	}
+	r->n = n;
+	return XP_E_OK;
+}
+
 xp_err xp_cpuprof_report_new(const xp_cpuprof *p,
                              const xp_cpuprof_report_opts *o,
                              xp_cpuprof_report **out, xp_diags *d)
 {
 	xp_cpuprof_report *r = calloc(1, sizeof *r);
 	xp_cp_an an0, *an = &an0;
-	size_t nkeys = 0;
-	acc_t *acc = NULL;
-	size_t *stamp = NULL;
+	sums m = {NULL, NULL, 0};
 	xp_err err;
 
+	(void)d;
 	*out = NULL;
 	if (r == NULL)
 		return XP_E_NOMEM;
@@ -749,91 +970,21 @@ xp_err xp_cpuprof_report_new(const xp_cpuprof *p,
 		free(r);
 		return err;
 	}
-	err = XP_E_NOMEM;
 	r->total = an->total;
-	const addrinfo *ai = an->ai;
-	const uint64_t *ad = an->ad;
-	const chain *ch = an->ch;
-	size_t nch = an->nch;
-	/* 5. Names, each once per chain. */
-	acc = NULL;
-	for (size_t i = 0; i < nch; i++) {
-		const uint64_t *a = ad + ch[i].off;
-		size_t first = 1;
-		for (size_t k = 0; k < ch[i].n; k++) {
-			size_t x;
-			uint32_t key;
-
-			if (!xp_cp_frame_ok(an, p->slot, a[k], &x))
-				continue;
-			key = ai[x].key;
-			if (key >= nkeys) {
-				size_t nk = an->sp.n;
-				acc_t *q = realloc(acc, nk * sizeof *q);
-				size_t *st = realloc(stamp, nk * sizeof *st);
-				if (q != NULL)
-					acc = q;
-				if (st != NULL)
-					stamp = st;
-				if (q == NULL || st == NULL)
-					goto fail;
-				for (size_t j = nkeys; j < nk; j++) {
-					acc[j] = (acc_t){(uint32_t)j, 0, 0, SIZE_MAX};
-					stamp[j] = SIZE_MAX;
-				}
-				nkeys = nk;
-			}
-			if (stamp[key] == i)
-				continue;
-			stamp[key] = i;
-			acc[key].ai = x;
-			if (first)
-				acc[key].flat += ch[i].count;
-			acc[key].cum += ch[i].count;
-			first = 0;
-		}
+	if ((err = count_chains(&m, an, p->slot)) == XP_E_OK &&
+	    (err = make_entries(r, &m, an, o->by_line)) == XP_E_OK) {
+		/* The report keeps the strings and the removed frames. */
+		r->sp = an->sp;
+		memset(&an->sp, 0, sizeof an->sp);
+		r->removed = an->removed;
+		r->nremoved = an->nremoved;
+		an->removed = NULL;
+		an->nremoved = 0;
+		*out = r;
+		r = NULL;
 	}
-
-	/* The entries, sorted. */
-	{
-		size_t n = 0;
-		for (size_t j = 0; j < nkeys; j++)
-			if (acc[j].ai != SIZE_MAX &&
-			    (acc[j].flat != 0 || acc[j].cum != 0))
-				acc[n++] = acc[j];
-		sort_entries(acc, n, &an->sp);
-		r->e = calloc(n ? n : 1, sizeof *r->e);
-		if (r->e == NULL)
-			goto fail;
-		for (size_t j = 0; j < n; j++) {
-			const addrinfo *x = &ai[acc[j].ai];
-			xp_cpuprof_entry *e = &r->e[j];
-			e->name = xp_strpool_str(&an->sp, o->by_line ? x->disp
-			                                            : acc[j].key);
-			e->file = x->file != UINT32_MAX && o->by_line ?
-			          xp_strpool_str(&an->sp, x->file) : NULL;
-			e->line = o->by_line ? x->line : 0;
-			e->object = x->obj != UINT32_MAX ?
-			            xp_strpool_str(&an->sp, x->obj) : NULL;
-			e->flat = acc[j].flat;
-			e->cum = acc[j].cum;
-		}
-		r->n = n;
-	}
-	err = XP_E_OK;
-	/* The report keeps the strings and the removed frames. */
-	r->sp = an->sp;
-	memset(&an->sp, 0, sizeof an->sp);
-	r->removed = an->removed;
-	r->nremoved = an->nremoved;
-	an->removed = NULL;
-	an->nremoved = 0;
-	*out = r;
-	r = NULL;
-fail:
-	(void)d;
-	free(acc);
-	free(stamp);
+	free(m.acc);
+	free(m.stamp);
 	xp_cp_an_free(an);
 	xp_cpuprof_report_free(r);
 	return err;

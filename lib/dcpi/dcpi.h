@@ -4,7 +4,8 @@
  * files: module.c (the module, recognition, the binary form, the chunk
  * rules, the accessors), header.c (the header's parser, with grammar/
  * dcpi_header.l and .y), text.c (the text form), merge.c, feedback.c (the
- * conversion to feedback), report.c (the report xprof_show prints).
+ * conversion to feedback), report.c (the report xprof_show prints), exe.c
+ * (whether the image given is the one profiled).
  */
 #ifndef XP_DCPI_IMPL_H
 #define XP_DCPI_IMPL_H
@@ -86,7 +87,9 @@ xp_err xp_dcpi_add_chunk(xp_dcpi *m, size_t *cap, uint32_t off,
                          uint32_t number);
 
 /* The module's entry points (module.c, text.c, merge.c, feedback.c,
- * report.c). */
+ * report.c, exe.c). */
+xp_err xp_dcpi_check_exe(const void *m, const xp_sym *s, const char *exe,
+                         const char *name, xp_diags *d);
 xp_err xp_dcpi_read_text(const unsigned char *buf, size_t len,
                          const char *name, const xp_load_opts *o,
                          void **out, xp_diags *d);

@@ -6,12 +6,15 @@
  * Every sampled address tstart + offset (tstart from the header, or the
  * start of the image's lowest code section when the header has none) is
  * mapped to the function that contains it and to its source line.  One
- * OBJFILE section holds the image; each function with samples becomes a
- * PROC whose counter k is the number of samples of its k-th source line
- * (by file, then line), with a block k counted by counter k and a source
- * mapping tuple for block k; a function without line information gets a
- * single counter.  The SRCFILE sections list, per file and line, the
- * blocks of every function that has samples on that line.
+ * OBJFILE section holds the image; every function of the image's text
+ * (xp_sym_functions: never-run ones too) and every function with samples
+ * becomes a PROC.  Its block 1, without a counter, is its entry, mapped
+ * to its first line, with all its samples as its count in the SRCFILE
+ * section; its counter k, the number of samples of its k-th source line
+ * (by file, then line), counts block k + 1, which a tuple maps to that
+ * line.  So the counters sum to the function's own samples and nothing
+ * else.  The SRCFILE sections list, per file and line, the blocks of
+ * every function on that line.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@ typedef struct {
 	uint64_t count;
 	uint32_t proc;      /* index of its procedure */
 	uint32_t block;     /* its block id there */
+	int entry;          /* the function's entry, not samples */
 } sample;
 
 static int strcmp_null(const char *a, const char *b)
@@ -34,7 +38,7 @@ static int strcmp_null(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* Function (address, name), then file, then line. */
+/* Function (address, name), its entry first, then file, then line. */
 static int cmp_sample(const void *x, const void *y)
 {
 	const sample *a = x, *b = y;
@@ -46,6 +50,8 @@ static int cmp_sample(const void *x, const void *y)
 		if ((c = strcmp(a->sym->name, b->sym->name)) != 0)
 			return c;
 	}
+	if (a->entry != b->entry)
+		return a->entry ? -1 : 1;
 	if ((c = strcmp_null(a->file, b->file)) != 0)
 		return c;
 	return (a->line > b->line) - (a->line < b->line);
@@ -167,8 +173,9 @@ static xp_err unique_names(fbbuild *c)
 	return XP_E_OK;
 }
 
-/* The procedure of samples i up to j: a counter and a block per sample,
- * a tuple per sample with a line. */
+/* The procedure of samples i up to j, its entry first: a block per
+ * sample, a counter for every block but the entry, a tuple per sample
+ * with a line. */
 static xp_err add_proc(fbbuild *c, size_t i, size_t j)
 {
 	const sample *s = c->s;
@@ -186,12 +193,13 @@ static xp_err add_proc(fbbuild *c, size_t i, size_t j)
 	if ((err = xp_fbb_begin_proc(c->b, &p)) != XP_E_OK)
 		return err;
 	for (size_t k = i; k < j; k++)
-		if ((err = xp_fbb_add_counter(c->b, s[k].block,
+		if (!s[k].entry &&
+		    (err = xp_fbb_add_counter(c->b, s[k].block - 1,
 		                              s[k].count)) != XP_E_OK)
 			return err;
 	for (size_t k = i; k < j; k++)
-		if ((err = xp_fbb_add_block(c->b, s[k].block,
-		                            s[k].block)) != XP_E_OK)
+		if ((err = xp_fbb_add_block(c->b, s[k].block, s[k].entry ? 0 :
+		                            s[k].block - 1)) != XP_E_OK)
 			return err;
 	for (size_t k = i, t = 1; k < j; k++) {
 		xp_tuple tu = { 0 };
@@ -308,36 +316,33 @@ out:
 	return err;
 }
 
-xp_err xp_dcpi_to_feedback(const void *mv, const xp_conv_opts *o,
-                           xp_fb **out, xp_diags *d)
-{
-	const xp_dcpi *m = mv;
-	char *path = NULL;
-	xp_sym *sym = NULL;
-	sample *s = NULL;
-	size_t n = 0, cap = 0, nprocs = 0;
-	uint64_t base, hi, lost = 0, lost_addrs = 0;
-	xp_err err;
+/* The samples of a profile and where they go. */
+typedef struct {
+	sample *s;
+	size_t n, cap;
+} samples;
 
-	*out = NULL;
-	if (o->exe != NULL) {
-		path = strdup(o->exe);
-	} else {
-		const char *v;
-		size_t len;
-		if (xp_dcpi_value(m, XP_DCPI_PATH, &v, &len) != 0)
-			return xp_diag_file(d, XP_E_INVAL, "", "a DCPI profile "
-			                    "without a path line needs its "
-			                    "image (-e) to be converted");
-		if ((path = malloc(len + 1)) != NULL) {
-			memcpy(path, v, len);
-			path[len] = '\0';
-		}
+/* Room for one more sample; NULL when out of memory. */
+static sample *new_sample(samples *v)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 256;
+		sample *ns = realloc(v->s, nc * sizeof *ns);
+		if (ns == NULL)
+			return NULL;
+		v->s = ns;
+		v->cap = nc;
 	}
-	if (path == NULL)
-		return XP_E_NOMEM;
-	if ((err = xp_sym_open(path, &sym, d)) != XP_E_OK)
-		goto out;
+	memset(&v->s[v->n], 0, sizeof v->s[v->n]);
+	return &v->s[v->n++];
+}
+
+/* Every sampled address, as its function and source line. */
+static xp_err gather_samples(const xp_dcpi *m, xp_sym *sym,
+                             const char *path, samples *v, xp_diags *d)
+{
+	uint64_t base, hi, lost = 0, lost_addrs = 0;
+
 	if (xp_dcpi_tstart(m, &base) != 0)
 		xp_sym_text_range(sym, &base, &hi);
 	for (size_t c = 0; c < m->nchunks; c++) {
@@ -348,6 +353,7 @@ xp_err xp_dcpi_to_feedback(const void *mv, const xp_conv_opts *o,
 			const xp_symbol *y;
 			const char *file, *func;
 			unsigned line;
+			sample *x;
 
 			if (cnt == 0)
 				continue;
@@ -356,54 +362,132 @@ xp_err xp_dcpi_to_feedback(const void *mv, const xp_conv_opts *o,
 				lost_addrs++;
 				continue;
 			}
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				sample *ns = realloc(s, nc * sizeof *ns);
-				if (ns == NULL) {
-					err = XP_E_NOMEM;
-					goto out;
-				}
-				s = ns;
-				cap = nc;
-			}
+			if ((x = new_sample(v)) == NULL)
+				return XP_E_NOMEM;
 			if (xp_sym_line(sym, addr, &file, &func, &line) != 0)
 				file = NULL, line = 0;
-			s[n].sym = y;
-			s[n].file = line != 0 ? file : NULL;
-			s[n].line = file != NULL ? line : 0;
-			s[n].count = cnt;
-			n++;
+			x->sym = y;
+			x->file = line != 0 ? file : NULL;
+			x->line = file != NULL ? line : 0;
+			x->count = cnt;
 		}
 	}
 	if (lost > 0)
 		xp_diag_warn(d, path, "%" PRIu64 " samples at %" PRIu64
 		             " addresses fall in no function and are left out",
 		             lost, lost_addrs);
-	xp_qsort(s, n, sizeof *s, cmp_sample);
-	/* Sum the samples of one line of one function; number procedures
-	 * and their blocks. */
-	{
-		size_t w = 0;
-		uint32_t blk = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (w > 0 && cmp_sample(&s[w - 1], &s[i]) == 0) {
-				s[w - 1].count += s[i].count;
-				continue;
-			}
-			if (w == 0 || s[w - 1].sym != s[i].sym) {
-				nprocs++;
-				blk = 0;
-			}
-			s[w] = s[i];
-			s[w].proc = (uint32_t)(nprocs - 1);
-			s[w].block = ++blk;
-			w++;
+	return XP_E_OK;
+}
+
+/* The entry of function y: its first line, no samples of its own. */
+static xp_err add_entry(samples *v, xp_sym *sym, const xp_symbol *y)
+{
+	const char *file, *func;
+	unsigned line;
+	sample *x = new_sample(v);
+
+	if (x == NULL)
+		return XP_E_NOMEM;
+	if (xp_sym_line(sym, y->addr, &file, &func, &line) != 0)
+		file = NULL, line = 0;
+	x->sym = y;
+	x->file = line != 0 ? file : NULL;
+	x->line = file != NULL ? line : 0;
+	x->entry = 1;
+	return XP_E_OK;
+}
+
+/* An entry for every function of the text and every function with
+ * samples (the samples are sorted, n0 of them). */
+static xp_err add_entries(samples *v, xp_sym *sym)
+{
+	const xp_symbol **fns;
+	size_t nf, n0 = v->n;
+	xp_err err;
+
+	for (size_t i = 0; i < n0; i++)
+		if ((i == 0 || v->s[i].sym != v->s[i - 1].sym) &&
+		    (err = add_entry(v, sym, v->s[i].sym)) != XP_E_OK)
+			return err;
+	if ((err = xp_sym_functions(sym, &fns, &nf)) != XP_E_OK)
+		return err;
+	for (size_t i = 0; i < nf && err == XP_E_OK; i++)
+		err = add_entry(v, sym, fns[i]);
+	free(fns);
+	return err;
+}
+
+/* Sums the samples of one line of one function and the duplicate
+ * entries; numbers procedures and their blocks, the entry's count
+ * being the sum of its function's samples.  Returns the number of
+ * procedures. */
+static size_t number_samples(samples *v)
+{
+	sample *s = v->s;
+	size_t w = 0, nprocs = 0, e = 0;
+	uint32_t blk = 0;
+
+	xp_qsort(s, v->n, sizeof *s, cmp_sample);
+	for (size_t i = 0; i < v->n; i++) {
+		if (w > 0 && cmp_sample(&s[w - 1], &s[i]) == 0) {
+			s[w - 1].count += s[i].count;
+			if (!s[i].entry)
+				s[e].count += s[i].count;
+			continue;
 		}
-		n = w;
+		if (w == 0 || s[w - 1].sym != s[i].sym) {
+			nprocs++;
+			blk = 0;
+			e = w;
+		}
+		s[w] = s[i];
+		s[w].proc = (uint32_t)(nprocs - 1);
+		s[w].block = ++blk;
+		if (!s[w].entry)
+			s[e].count += s[w].count;
+		w++;
 	}
-	err = build(m, path, s, n, nprocs, out);
+	v->n = w;
+	return nprocs;
+}
+
+xp_err xp_dcpi_to_feedback(const void *mv, const xp_conv_opts *o,
+                           xp_fb **out, xp_diags *d)
+{
+	const xp_dcpi *m = mv;
+	char *path = NULL;
+	xp_sym *sym = NULL;
+	samples v = {0};
+	size_t nprocs;
+	xp_err err;
+
+	*out = NULL;
+	if (o->exe != NULL) {
+		path = strdup(o->exe);
+	} else {
+		const char *val;
+		size_t len;
+		if (xp_dcpi_value(m, XP_DCPI_PATH, &val, &len) != 0)
+			return xp_diag_file(d, XP_E_INVAL, "", "a DCPI profile "
+			                    "without a path line needs its "
+			                    "image (-e) to be converted");
+		if ((path = malloc(len + 1)) != NULL) {
+			memcpy(path, val, len);
+			path[len] = '\0';
+		}
+	}
+	if (path == NULL)
+		return XP_E_NOMEM;
+	if ((err = xp_sym_open(path, &sym, d)) != XP_E_OK ||
+	    (err = gather_samples(m, sym, path, &v, d)) != XP_E_OK)
+		goto out;
+	xp_qsort(v.s, v.n, sizeof *v.s, cmp_sample);
+	if ((err = add_entries(&v, sym)) != XP_E_OK)
+		goto out;
+	nprocs = number_samples(&v);
+	err = build(m, path, v.s, v.n, nprocs, out);
 out:
-	free(s);
+	free(v.s);
 	xp_sym_free(sym);
 	free(path);
 	return err;

@@ -402,4 +402,5 @@ const xp_module xp_module_dcpi = {
 	XP_MODULE_ENTRIES(xp_dcpi),
 	.report_takes = XP_REPORT_LINES,
 	.report_of = "the report of a DCPI profile",
+	.check_exe = xp_dcpi_check_exe,
 };

@@ -33,27 +33,31 @@ static int cmp_hot(const void *x, const void *y)
 	return (a->line > b->line) - (a->line < b->line);
 }
 
-/* The procedures of fb, unsorted: samples are the sum of their
- * counters. */
+/* The procedures of fb with samples, unsorted: samples are the sum of
+ * their counters. */
 static size_t collect_procs(const xp_fb *fb, xp_dcpi_hot *h)
 {
 	uint32_t n = xp_fb_count(fb, XP_T_PROCS);
+	size_t k = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		xp_proc p;
 		xp_fb_proc(fb, i, &p);
-		h[i].name = xp_fb_str(fb, p.name);
-		for (uint32_t k = 0; k < p.n_counters; k++) {
+		h[k].name = xp_fb_str(fb, p.name);
+		h[k].samples = 0;
+		for (uint32_t j = 0; j < p.n_counters; j++) {
 			xp_counter c;
-			xp_fb_counter(fb, p.first_counter + k, &c);
-			h[i].samples += c.value;
+			xp_fb_counter(fb, p.first_counter + j, &c);
+			h[k].samples += c.value;
 		}
+		k += h[k].samples > 0;
 	}
-	return n;
+	return k;
 }
 
-/* The source lines of fb, unsorted: samples are the sum of the counts
- * of their blocks. */
+/* The source lines of fb with samples, unsorted: samples are the sum of
+ * the counts of their blocks, but for the functions' entries (block 1,
+ * which counts the whole function). */
 static size_t collect_lines(const xp_fb *fb, xp_dcpi_hot *h)
 {
 	size_t n = 0;
@@ -61,16 +65,19 @@ static size_t collect_lines(const xp_fb *fb, xp_dcpi_hot *h)
 	for (uint32_t i = 0; i < xp_fb_count(fb, XP_T_SRCFILES); i++) {
 		xp_srcfile sf;
 		xp_fb_srcfile(fb, i, &sf);
-		for (uint32_t j = 0; j < sf.n_lines; j++, n++) {
+		for (uint32_t j = 0; j < sf.n_lines; j++) {
 			xp_srcline sl;
 			xp_fb_srcline(fb, sf.first_line + j, &sl);
 			h[n].name = xp_fb_str(fb, sf.path);
 			h[n].line = sl.line;
+			h[n].samples = 0;
 			for (uint32_t k = 0; k < sl.n_refs; k++) {
 				xp_blockref br;
 				xp_fb_blockref(fb, sl.first_ref + k, &br);
-				h[n].samples += br.count;
+				if (br.block != 1)
+					h[n].samples += br.count;
 			}
+			n += h[n].samples > 0;
 		}
 	}
 	return n;

@@ -6,9 +6,10 @@
  * The merger is one object split by stage: merge.c holds the accumulator
  * and its lookups, merge_add.c adds an input record by record,
  * merge_lines.c its source files and lines, merge_layout.c adds inputs of
- * a layout seen before by their counts alone, merge_order.c settles the
- * final counts and the canonical order, and merge_write.c writes the
- * result.  What runs once per count or per comparison is inline here, so
+ * a layout seen before by their counts alone, merge_absorb.c adds
+ * another merger's accumulator (the reduction of a merge on threads),
+ * merge_order.c settles the final counts and the canonical order, and
+ * merge_write.c writes the result.  What runs once per count or per comparison is inline here, so
  * that splitting the merger into files costs no call on a hot path.
  */
 #ifndef XP_FEEDBACK_MERGE_H
@@ -43,6 +44,20 @@ typedef struct {
 	uint64_t sig;
 	uint32_t nvpv;
 } comp;
+
+/* Compilations in order: greater is newer. */
+static inline int cmp_comp(const comp *a, const comp *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	if (a->tv_usec != b->tv_usec)
+		return a->tv_usec < b->tv_usec ? -1 : 1;
+	if (a->sig != b->sig)
+		return a->sig < b->sig ? -1 : 1;
+	if (a->nvpv != b->nvpv)
+		return a->nvpv < b->nvpv ? -1 : 1;
+	return 0;
+}
 
 typedef struct {
 	uint64_t key;     /* the value as in internal.h; VP_PROC: pool ids */
@@ -462,6 +477,28 @@ void xp_merge_version_free(aproc *p);
 void xp_merge_proc_free(aproc *p);
 xp_err xp_merge_ensure_by_str(xp_merger *m);
 
+/* Versions (merge_add.c).  The total order on versions of one
+ * procedure (greater is newer) is the compilation's, then the shape's:
+ * signature, structure and counter ids; versions of equal shape and
+ * n_values_per_vp merge.  same_recs compares raw block or edge records,
+ * ignoring their counter field when asked. */
+int xp_merge_cmp_tuples(const xp_merger *m, const xp_tuple *a,
+                        const xp_tuple *b, uint32_t n);
+int xp_merge_cmp_shape(const xp_merger *m, const aproc *a, const aproc *b);
+int xp_merge_cmp_version(const xp_merger *m, const aproc *a, const aproc *b);
+int xp_merge_same_recs(const unsigned char *a, const unsigned char *b,
+                       uint32_t n, size_t size, int ignore_counter);
+/* Adds zeros to every counter of p (a procedure loaded, not run). */
+void xp_merge_add_zeros(xp_merger *m, aproc *p);
+/* The object file of path (a pool id) in *out, made with compilation c
+ * and input src (names pool) when absent; a second object file of objfd
+ * data is refused, in a message under name. */
+xp_err xp_merge_get_objfile(xp_merger *m, uint32_t path, comp c, uint32_t src,
+                            const char *name, xp_diags *d, uint32_t *out);
+/* A program's OBJREF and COMDAT_PROC, each kept once. */
+xp_err xp_merge_prog_objref(aprog *g, uint32_t r);
+xp_err xp_merge_prog_comdat(aprog *g, pair pp);
+
 /* Adding an input record by record (merge_add.c, merge_lines.c). */
 void xp_merge_set_weight(xp_merger *m, double weight);
 xp_err xp_merge_check_add(const xp_merger *m, double weight,
@@ -475,6 +512,11 @@ xp_err xp_merge_report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
                             const char *lname, const aproc *win,
                             const char *wname, int mine);
 xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i);
+
+/* Another merger's source files: tag maps the other's procedures to
+ * the tag of their block refs here (merge_lines.c, for merge_absorb.c). */
+xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
+                               const uint32_t *sid, const uint32_t *tag);
 
 /* Inputs of a layout seen before (merge_layout.c). */
 xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep);

@@ -21,20 +21,7 @@
 /* Versions                                                            */
 /* ------------------------------------------------------------------ */
 
-static int cmp_comp(const comp *a, const comp *b)
-{
-	if (a->tv_sec != b->tv_sec)
-		return a->tv_sec < b->tv_sec ? -1 : 1;
-	if (a->tv_usec != b->tv_usec)
-		return a->tv_usec < b->tv_usec ? -1 : 1;
-	if (a->sig != b->sig)
-		return a->sig < b->sig ? -1 : 1;
-	if (a->nvpv != b->nvpv)
-		return a->nvpv < b->nvpv ? -1 : 1;
-	return 0;
-}
-
-static int cmp_tuples(const xp_merger *m, const xp_tuple *a,
+int xp_merge_cmp_tuples(const xp_merger *m, const xp_tuple *a,
                       const xp_tuple *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -49,12 +36,9 @@ static int cmp_tuples(const xp_merger *m, const xp_tuple *a,
 	return 0;
 }
 
-/* The total order on versions of one procedure: greater is newer. */
-static int cmp_version(const xp_merger *m, const aproc *a, const aproc *b)
+int xp_merge_cmp_shape(const xp_merger *m, const aproc *a, const aproc *b)
 {
-	int c = cmp_comp(&a->c, &b->c);
-	if (c)
-		return c;
+	int c;
 	CMPNUM(a->sig, b->sig);
 	CMPNUM(a->nblk, b->nblk);
 	CMPNUM(a->nedge, b->nedge);
@@ -66,11 +50,17 @@ static int cmp_version(const xp_merger *m, const aproc *a, const aproc *b)
 		return c;
 	if ((c = memcmp(a->edge, b->edge, (size_t)a->nedge * XP_RS_EDGE)))
 		return c;
-	if ((c = cmp_tuples(m, a->tup, b->tup, a->ntup)))
+	if ((c = xp_merge_cmp_tuples(m, a->tup, b->tup, a->ntup)))
 		return c;
 	for (uint32_t i = 0; i < a->ncnt; i++)
 		CMPNUM(a->cid[i], b->cid[i]);
 	return 0;
+}
+
+int xp_merge_cmp_version(const xp_merger *m, const aproc *a, const aproc *b)
+{
+	int c = cmp_comp(&a->c, &b->c);
+	return c ? c : xp_merge_cmp_shape(m, a, b);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -163,8 +153,7 @@ static xp_err load_version(xp_merger *m, aproc *p, const xp_fb *in,
 	return XP_E_OK;
 }
 
-/* Compares raw records, ignoring the counter field when asked. */
-static int same_recs(const unsigned char *a, const unsigned char *b,
+int xp_merge_same_recs(const unsigned char *a, const unsigned char *b,
                      uint32_t n, size_t size, int ignore_counter)
 {
 	if (!ignore_counter)
@@ -190,10 +179,10 @@ static int same_structure(const xp_merger *m, const aproc *p,
 	    p->ntup != ip->n_tuples || p->n_vp_sites != ip->n_vp_sites ||
 	    p->n_srcmap_ops != ip->n_srcmap_ops)
 		return 0;
-	if (p->nblk && !same_recs(p->blk, xp_rec(in, XP_T_BLOCKS, ip->first_block),
+	if (p->nblk && !xp_merge_same_recs(p->blk, xp_rec(in, XP_T_BLOCKS, ip->first_block),
 	                          p->nblk, XP_RS_BLOCK, ignore_counters))
 		return 0;
-	if (p->nedge && !same_recs(p->edge, xp_rec(in, XP_T_EDGES, ip->first_edge),
+	if (p->nedge && !xp_merge_same_recs(p->edge, xp_rec(in, XP_T_EDGES, ip->first_edge),
 	                           p->nedge, XP_RS_EDGE, ignore_counters))
 		return 0;
 	for (uint32_t i = 0; i < p->ntup; i++) {
@@ -281,8 +270,7 @@ static int add_counters(xp_merger *m, aproc *p, const xp_fb *in,
 	return 1;
 }
 
-/* Adds zeros to every counter of p (a procedure loaded, not run). */
-static void add_zeros(xp_merger *m, aproc *p)
+void xp_merge_add_zeros(xp_merger *m, aproc *p)
 {
 	if (m->o.mode != XP_MERGE_MIN)
 		return;
@@ -445,7 +433,7 @@ static xp_err add_unrun(xp_merger *m, aproc *p, const xp_fb *in,
 			p->c = ic;
 			m->changed++;
 		}
-		add_zeros(m, p);
+		xp_merge_add_zeros(m, p);
 		p->stats |= stats;
 		if (ip->proc_id < p->proc_id)
 			p->proc_id = ip->proc_id;
@@ -465,7 +453,7 @@ static xp_err add_unrun(xp_merger *m, aproc *p, const xp_fb *in,
 	p->c = keep_c;
 	add_counters(m, p, in, ip, 1, 0);
 	if (m->o.mode == XP_MERGE_MIN)
-		add_zeros(m, p);
+		xp_merge_add_zeros(m, p);
 	p->stats |= stats;
 	p->seq = m->seq;
 	return xp_merge_add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
@@ -490,7 +478,7 @@ static xp_err pick_version(xp_merger *m, aproc *p, const xp_fb *in,
 		xp_merge_proc_free(&cand);
 		return err;
 	}
-	int c = cmp_version(m, &cand, p);
+	int c = xp_merge_cmp_version(m, &cand, p);
 	const char *pn = xp_strpool_str(&m->names, p->src);
 	if (c < 0) {
 		err = xp_merge_report_drop(m, d, &cand, name, p, pn, 1);
@@ -613,15 +601,11 @@ static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
 	return XP_E_OK;
 }
 
-static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
-                          const char *name, xp_diags *d)
+xp_err xp_merge_get_objfile(xp_merger *m, uint32_t path, comp c, uint32_t src,
+                            const char *name, xp_diags *d, uint32_t *out)
 {
-	xp_objfile io;
-	xp_err err;
-	xp_fb_objfile(in, i, &io);
-	uint32_t path = m->smap[io.path];
 	uint32_t ofi = m->of_by_str[path];
-	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
+	xp_err err;
 	if (ofi == NONE) {
 		if (m->type == XP_DT_OBJFD && m->nof > 0)
 			return xp_diag_file(d, XP_E_INVAL, name,
@@ -634,14 +618,27 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 			return err;
 		ofi = m->nof++;
 		m->of_by_str[path] = ofi;
-		aobj *o = &m->of[ofi];
-		memset(o, 0, sizeof *o);
-		o->path = path;
-		o->c = ic;
-		o->first = o->last = NONE;
-		if ((err = merge_name(m, &o->src)))
-			return err;
+		m->of[ofi] = (aobj){.path = path, .c = c, .src = src,
+		                    .first = NONE, .last = NONE};
 	}
+	*out = ofi;
+	return XP_E_OK;
+}
+
+static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
+                          const char *name, xp_diags *d)
+{
+	xp_objfile io;
+	xp_err err;
+	xp_fb_objfile(in, i, &io);
+	uint32_t ofi, path = m->smap[io.path], src = NONE;
+	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
+	/* The input's name is taken by an object file only when it makes
+	 * one or brings its newest compilation. */
+	if (m->of_by_str[path] == NONE && (err = merge_name(m, &src)))
+		return err;
+	if ((err = xp_merge_get_objfile(m, path, ic, src, name, d, &ofi)))
+		return err;
 	aobj *o = &m->of[ofi];
 	if (cmp_comp(&ic, &o->c) > 0) {
 		o->c = ic;
@@ -710,6 +707,31 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 	return XP_E_OK;
 }
 
+xp_err xp_merge_prog_objref(aprog *g, uint32_t r)
+{
+	uint32_t j;
+	for (j = 0; j < g->nref && g->refs[j] != r; j++)
+		;
+	if (j < g->nref)
+		return XP_E_OK;
+	if (GROW(g->refs, g->rcap, g->nref + 1))
+		return XP_E_NOMEM;
+	g->refs[g->nref++] = r;
+	return XP_E_OK;
+}
+
+xp_err xp_merge_prog_comdat(aprog *g, pair pp)
+{
+	uint32_t j;
+	for (j = 0; j < g->ncd; j++)
+		if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
+			return XP_E_OK;
+	if (GROW(g->cds, g->ccap, g->ncd + 1))
+		return XP_E_NOMEM;
+	g->cds[g->ncd++] = pp;
+	return XP_E_OK;
+}
+
 static xp_err add_program(xp_merger *m, const xp_fb *in, uint32_t i)
 {
 	xp_program ip;
@@ -731,30 +753,16 @@ static xp_err add_program(xp_merger *m, const xp_fb *in, uint32_t i)
 		xp_fb_stat(in, ip.first_stat + s, &st);
 		g->stats |= st.kind == XP_STAT_MAX ? STB_MAX : STB_SUM;
 	}
-	for (uint32_t k = 0; k < ip.n_objrefs; k++) {
-		uint32_t r = m->smap[xp_fb_objref(in, ip.first_objref + k)];
-		uint32_t j;
-		for (j = 0; j < g->nref && g->refs[j] != r; j++)
-			;
-		if (j < g->nref)
-			continue;
-		if ((err = GROW(g->refs, g->rcap, g->nref + 1)))
+	for (uint32_t k = 0; k < ip.n_objrefs; k++)
+		if ((err = xp_merge_prog_objref(
+			     g, m->smap[xp_fb_objref(in, ip.first_objref + k)])))
 			return err;
-		g->refs[g->nref++] = r;
-	}
 	for (uint32_t k = 0; k < ip.n_comdats; k++) {
 		xp_comdat cd;
 		xp_fb_comdat(in, ip.first_comdat + k, &cd);
 		pair pp = {m->smap[cd.proc], m->smap[cd.objfile]};
-		uint32_t j;
-		for (j = 0; j < g->ncd; j++)
-			if (g->cds[j].a == pp.a && g->cds[j].b == pp.b)
-				break;
-		if (j < g->ncd)
-			continue;
-		if ((err = GROW(g->cds, g->ccap, g->ncd + 1)))
+		if ((err = xp_merge_prog_comdat(g, pp)))
 			return err;
-		g->cds[g->ncd++] = pp;
 	}
 	return XP_E_OK;
 }
@@ -825,7 +833,7 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 	xp_err err;
 	if ((err = xp_merge_check_add(m, weight, name, d)))
 		return err;
-	if (m->count == 0) {
+	if (!m->first_name) {
 		m->type = in->type;
 		m->first_name = strdup(name);
 		if (!m->first_name)

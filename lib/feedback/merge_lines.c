@@ -153,13 +153,64 @@ static xp_err line_add_ref(xp_merger *m, aline *l, const aref *r)
 	return XP_E_OK;
 }
 
-xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
+/*
+ * The position of ref (po, pp, block) among the refs of line l: position
+ * q first (inputs of one binary list them in the same order), then a
+ * scan; l->nref when it is absent.  *pi: its procedure, NONE when none.
+ */
+static uint32_t find_ref(const xp_merger *m, const aline *l, uint32_t q,
+                         uint32_t po, uint32_t pp, uint32_t block,
+                         uint32_t *pi)
 {
-	xp_srcfile is;
-	xp_err err;
-	xp_fb_srcfile(in, i, &is);
-	uint32_t path = m->smap[is.path];
+	const aref *lr = l->nref ? m->rp + l->first : NULL;
+	uint32_t e = q;
+	if (e >= l->nref || lr[e].block != block || lr[e].proc != pp ||
+	    lr[e].objfile != po)
+		for (e = 0; e < l->nref; e++)
+			if (lr[e].block == block && lr[e].proc == pp &&
+			    lr[e].objfile == po)
+				break;
+	*pi = e < l->nref ? lr[e].pi : NONE;
+	if (*pi == NONE) {
+		uint32_t ofi = m->of_by_str[po];
+		*pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
+	}
+	return e;
+}
+
+/*
+ * Combines count c (weighted already; sat: weighing saturated) of the
+ * version tag into ref e of line li, a new ref when e is past the
+ * line's refs.  The counts of a version since replaced are replaced.
+ */
+static xp_err put_ref(xp_merger *m, uint32_t li, uint32_t e, uint32_t po,
+                      uint32_t pp, uint32_t block, uint32_t tag,
+                      uint32_t pi, uint64_t c, int sat)
+{
+	aline *l = &m->ln[li];
+	if (e == l->nref) {
+		aref nr = {po, pp, block, tag, pi, 0};
+		combine(m, &nr.count, c, 1, sat);
+		return line_add_ref(m, l, &nr);
+	}
+	aref *r = &m->rp[l->first + e];
+	r->pi = pi;
+	if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
+		r->tag = tag;
+		combine(m, &r->count, c, 1, sat);
+	} else {
+		if (r->tag == TAG_ANY)
+			r->tag = tag;
+		combine(m, &r->count, c, 0, sat);
+	}
+	return XP_E_OK;
+}
+
+/* The source file of path (a pool id), made when absent. */
+static xp_err get_srcfile(xp_merger *m, uint32_t path, uint32_t *out)
+{
 	uint32_t si = m->sf_by_str[path];
+	xp_err err;
 	if (si == NONE) {
 		if ((err = GROW(m->sf, m->sfcap, m->nsf + 1)))
 			return err;
@@ -168,6 +219,18 @@ xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 		memset(&m->sf[si], 0, sizeof m->sf[si]);
 		m->sf[si].path = path;
 	}
+	*out = si;
+	return XP_E_OK;
+}
+
+xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
+{
+	xp_srcfile is;
+	xp_err err;
+	uint32_t si;
+	xp_fb_srcfile(in, i, &is);
+	if ((err = get_srcfile(m, m->smap[is.path], &si)))
+		return err;
 	const unsigned char *lrec = xp_rec(in, XP_T_SRCLINES, is.first_line);
 	for (uint32_t k = 0; k < is.n_lines; k++, lrec += XP_RS_SRCLINE) {
 		uint32_t li;
@@ -181,25 +244,11 @@ xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 			/* Adding the template: where the count goes. */
 			uint32_t *note = m->rec ? m->rec->rmap + 2 * ((size_t)fref + q)
 			                        : NULL;
-			aline *l = &m->ln[li];
 			uint32_t block = xp_get_le32(rrec + XP_BR_BLOCK);
 			uint32_t pp = m->smap[xp_get_le32(rrec + XP_BR_PROC)];
 			uint32_t po = m->smap[xp_get_le32(rrec + XP_BR_OBJFILE)];
-			uint64_t count = xp_get_le64(rrec + XP_BR_COUNT);
-			/* The same position first, as for lines. */
-			aref *lr = l->nref ? m->rp + l->first : NULL;
-			uint32_t e = q;
-			if (e >= l->nref || lr[e].block != block ||
-			    lr[e].proc != pp || lr[e].objfile != po)
-				for (e = 0; e < l->nref; e++)
-					if (lr[e].block == block && lr[e].proc == pp &&
-					    lr[e].objfile == po)
-						break;
-			uint32_t pi = e < l->nref ? lr[e].pi : NONE;
-			if (pi == NONE) {
-				uint32_t ofi = m->of_by_str[po];
-				pi = ofi == NONE ? NONE : find_proc(m, ofi, pp);
-			}
+			uint32_t pi;
+			uint32_t e = find_ref(m, &m->ln[li], q, po, pp, block, &pi);
 			uint32_t tag = pi == NONE ? TAG_ANY : m->ptag[pi];
 			if (note) {
 				note[0] = li;
@@ -207,27 +256,56 @@ xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 			}
 			if (tag == TAG_DROP)
 				continue; /* its version was dropped */
-			if (e == l->nref) {
-				aref nr = {po, pp, block, tag, pi, 0};
-				add_value(m, &nr.count, count, 1);
-				if ((err = line_add_ref(m, l, &nr)))
-					return err;
-				continue;
-			}
-			aref *r = &lr[e];
-			r->pi = pi;
-			if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
-				/* Counts of a version since replaced. */
-				r->tag = tag;
-				r->count = 0;
-				add_value(m, &r->count, count, 1);
-			} else {
-				if (r->tag == TAG_ANY)
-					r->tag = tag;
-				add_value(m, &r->count, count, 0);
-			}
+			int sat = 0;
+			uint64_t c = weigh(m, xp_get_le64(rrec + XP_BR_COUNT), &sat);
+			if ((err = put_ref(m, li, e, po, pp, block, tag, pi, c, sat)))
+				return err;
 		}
 	}
 	return XP_E_OK;
 }
 
+/*
+ * Source file i of merger f into m (merge_absorb.c): sid maps f's pool
+ * ids to m's, tag f's procedures to the tag their current version's
+ * block refs take in m (TAG_DROP: that version was dropped).  Refs of
+ * f's versions since replaced are left out, as settling f would.
+ */
+xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
+                               const uint32_t *sid, const uint32_t *tag)
+{
+	const asrc *fs = &f->sf[i];
+	uint32_t si;
+	xp_err err;
+	if ((err = get_srcfile(m, sid[fs->path], &si)))
+		return err;
+	for (uint32_t k = 0; k < fs->nline; k++) {
+		const aline *fl = &f->ln[fs->lines[k]];
+		uint32_t li;
+		if ((err = get_line(m, si, fl->line, fl->col, k, &li)))
+			return err;
+		for (uint32_t q = 0; q < fl->nref; q++) {
+			const aref *r = &f->rp[fl->first + q];
+			uint32_t t = TAG_ANY, fpi = r->pi, pi;
+			if (r->tag != TAG_ANY) {
+				if (fpi == NONE) {
+					uint32_t ofi = f->of_by_str[r->objfile];
+					fpi = ofi == NONE ? NONE
+					                  : find_proc(f, ofi, r->proc);
+				}
+				if (fpi != NONE && f->pr[fpi].gen != r->tag)
+					continue;
+				t = fpi == NONE ? TAG_ANY : tag[fpi];
+				if (t == TAG_DROP)
+					continue;
+			}
+			uint32_t po = sid[r->objfile], pp = sid[r->proc];
+			uint32_t e = find_ref(m, &m->ln[li], q, po, pp, r->block,
+			                      &pi);
+			if ((err = put_ref(m, li, e, po, pp, r->block, t, pi,
+			                   r->count, 0)))
+				return err;
+		}
+	}
+	return XP_E_OK;
+}

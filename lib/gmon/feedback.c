@@ -1,20 +1,27 @@
 /*
  * gmon/feedback.c - a gmon.out as feedback (xp_prof_to_feedback): what gprof
  * makes of it with the executable, as procedures with counters and
- * source lines with counts, for xprof_tcov and xprof_diff.
+ * source lines with counts, for xprof_tcov and xprof_diff (gmon(5),
+ * CONVERSION TO FEEDBACK).
  *
  * One OBJFILE, named as the executable was given.  One procedure per
- * function of gprof's symbol table that has samples, calls or
- * basic-block counts, in address order, proc ids from 1, with
- *   counter 1: histogram samples credited to it (rounded to the nearest
- *              whole sample: gprof splits bins between functions),
- *   counter 2: calls (from other functions and recursive),
- *   block 1 (counter 2): its entry;
- *   block k+1 (counter k+2): its k-th basic-block count, by address.
+ * function of gprof's symbol table (what gprof -z lists: never-run
+ * functions too), in address order, proc ids from 1, with
+ *   counter 1: its self cost, the one figure its sum and rank measure:
+ *              the histogram samples credited to it (rounded to the
+ *              nearest whole sample: gprof splits bins between
+ *              functions), or its calls when the profile holds no
+ *              sample at all;
+ *   block 1: its entry, counted by counter 1 when that holds calls;
+ *   block k+1: its k-th basic-block count, by address (no counter);
+ *   a VP_PROC record per function it called: the calls along that arc.
  * A SRCFILE section per source file (bfd_find_nearest_line), whose
  * lines refer to those blocks: a function's first line to its entry
- * block, a basic block's line to its block.  Without an executable
- * there is nothing to name functions by: XP_E_INVAL.
+ * block with its calls, a basic block's line to its block with its
+ * count.  A function that ran (samples, or calls it made) without a
+ * recorded call, as main, called from outside the text, counts one call.
+ * Without an executable there is nothing to name functions by:
+ * XP_E_INVAL.
  */
 #include <math.h>
 
@@ -82,7 +89,13 @@ typedef struct {
 	size_t nbb;
 	lref *lr;              /* the source lines of the blocks */
 	size_t nlr;
+	uint64_t *calls;       /* per function: its entries */
+	xp_gmon_farc *arcs;    /* arcs between listed functions, by parent
+	                          and then callee address */
+	size_t narcs;
+	int cost_calls;        /* counter 1 holds calls, not samples */
 	xp_fbb *b;
+	const char *objname;   /* the executable, as given */
 	xp_str objpath;
 	uint32_t pid;          /* the last proc id */
 } gconv;
@@ -116,26 +129,53 @@ static void gather_bbs(gconv *c)
 	c->nbb = k;
 }
 
-/* How many procedures there are: functions with samples, calls or
- * basic-block counts. */
-static size_t count_procs(const gconv *c)
+/* The samples credited to f, rounded. */
+static uint64_t samples_of(const xp_gmon_fn *f)
+{
+	return (uint64_t)floor(f->samples + 0.5);
+}
+
+static int cmp_arc(const void *l, const void *r)
+{
+	const xp_gmon_farc *a = l, *b = r;
+
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	return a->child < b->child ? -1 : a->child > b->child;
+}
+
+/*
+ * Every function's entries: its calls, recursive ones included.  mcount
+ * records no call whose caller lies outside the executable's text (main,
+ * called from the C library's start-up; callbacks from shared
+ * libraries), so a function that shows that it ran (samples, basic-block
+ * counts, or calls it made) without a recorded call counts one.  Then
+ * the arcs between listed functions, by parent.
+ */
+static void gather_calls(gconv *c)
 {
 	const xp_gmon_analysis *a = c->a;
-	size_t nprocs = 0;
 
 	for (size_t i = 0; i < a->n_fns; i++) {
 		const xp_gmon_fn *f = &a->fns[i];
-		if (!f->excluded && (f->samples > 0 || f->ncalls > 0 ||
-		                     f->self_calls > 0))
-			nprocs++;
+		c->calls[i] = f->ncalls > UINT64_MAX - f->self_calls ?
+		              UINT64_MAX : f->ncalls + f->self_calls;
+		if (c->calls[i] == 0 && samples_of(f) > 0)
+			c->calls[i] = 1;
 	}
 	for (size_t i = 0; i < c->nbb; i++)
-		if (i == 0 || c->bb[i].fn != c->bb[i - 1].fn) {
-			const xp_gmon_fn *f = &a->fns[c->bb[i].fn];
-			if (!(f->samples > 0 || f->ncalls > 0 || f->self_calls > 0))
-				nprocs++;
-		}
-	return nprocs;
+		if (c->calls[c->bb[i].fn] == 0 && c->bb[i].count > 0)
+			c->calls[c->bb[i].fn] = 1;
+	for (size_t i = 0; i < a->n_arcs; i++) {
+		const xp_gmon_farc *r = &a->arcs[i];
+		if (r->count == 0 || a->fns[r->parent].excluded ||
+		    a->fns[r->child].excluded)
+			continue;
+		if (c->calls[r->parent] == 0)
+			c->calls[r->parent] = 1;
+		c->arcs[c->narcs++] = *r;
+	}
+	xp_qsort(c->arcs, c->narcs, sizeof *c->arcs, cmp_arc);
 }
 
 /* Notes the source line of pc, when it has one, for block blk of
@@ -157,9 +197,34 @@ static void note_line(gconv *c, uint64_t pc, uint32_t blk, uint64_t count,
 	}
 }
 
-/* The procedure of function i, whose basic-block counts start at k0:
- * its counters and blocks, and the source lines of its blocks noted. */
-static xp_err add_proc(gconv *c, size_t i, size_t k0)
+/* The VP_PROC records of function i: one per function it called, from
+ * the arcs at *k on. */
+static xp_err add_calls(gconv *c, size_t i, size_t *k)
+{
+	const xp_gmon_analysis *a = c->a;
+	uint32_t expr = 0;
+	xp_err err;
+
+	for (; *k < c->narcs && c->arcs[*k].parent == i; ++*k) {
+		const xp_gmon_farc *r = &c->arcs[*k];
+		const char *callee = a->fns[r->child].name;
+		xp_vpval v = {0};
+		v.count = r->count;
+		v.has_value = 1;
+		v.v.proc.objfile = c->objpath;
+		if ((err = xp_fbb_add_vp(c->b, ++expr, XP_VP_PROC)) ||
+		    (err = xp_fbb_intern(c->b, callee, strlen(callee),
+		                         &v.v.proc.name)) ||
+		    (err = xp_fbb_add_vpval(c->b, &v)))
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* The procedure of function i, whose basic-block counts start at k0 and
+ * whose arcs at *ka: its counter, calls and blocks, and the source lines
+ * of its blocks noted. */
+static xp_err add_proc(gconv *c, size_t i, size_t k0, size_t *ka)
 {
 	const xp_gmon_fn *f = &c->a->fns[i];
 	const bbf *bb = c->bb;
@@ -170,21 +235,18 @@ static xp_err add_proc(gconv *c, size_t i, size_t k0)
 	if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name), &p.name)))
 		return err;
 	p.proc_id = ++c->pid;
+	for (size_t j = *ka; j < c->narcs && c->arcs[j].parent == i; j++)
+		p.n_vp_sites++;
 	if ((err = xp_fbb_begin_proc(c->b, &p)) ||
-	    (err = xp_fbb_add_counter(c->b, 1,
-	                              (uint64_t)floor(f->samples + 0.5))) ||
-	    (err = xp_fbb_add_counter(c->b, 2, f->ncalls + f->self_calls)))
+	    (err = xp_fbb_add_counter(c->b, 1, c->cost_calls ? c->calls[i]
+	                                       : samples_of(f))) ||
+	    (err = add_calls(c, i, ka)) ||
+	    (err = xp_fbb_add_block(c->b, 1, c->cost_calls ? 1 : 0)))
 		return err;
-	for (size_t j = k0; j < c->nbb && bb[j].fn == i; j++)
-		if ((err = xp_fbb_add_counter(c->b, (uint32_t)(j - k0 + 3),
-		                              bb[j].count)))
-			return err;
-	if ((err = xp_fbb_add_block(c->b, 1, 2)))
-		return err;
-	note_line(c, f->addr, 1, f->ncalls + f->self_calls, i);
+	note_line(c, f->addr, 1, c->calls[i], i);
 	for (size_t j = k0; j < c->nbb && bb[j].fn == i; j++) {
 		uint32_t blk = (uint32_t)(j - k0 + 2);
-		if ((err = xp_fbb_add_block(c->b, blk, blk + 1)))
+		if ((err = xp_fbb_add_block(c->b, blk, 0)))
 			return err;
 		note_line(c, bb[j].addr, blk, bb[j].count, i);
 	}
@@ -222,13 +284,43 @@ static xp_err add_srcfiles(gconv *c)
 	return XP_E_OK;
 }
 
+/* The object file and its procedures: every function gprof lists. */
+static xp_err add_objfile(gconv *c)
+{
+	xp_objfile of;
+	size_t nprocs = 0;
+	xp_err err;
+
+	for (size_t i = 0; i < c->a->n_fns; i++)
+		nprocs += !c->a->fns[i].excluded;
+	c->b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)nprocs);
+	if (c->b == NULL)
+		return XP_E_NOMEM;
+	if ((err = xp_fbb_intern(c->b, c->objname, strlen(c->objname),
+	                         &c->objpath)))
+		return err;
+	memset(&of, 0, sizeof of);
+	of.path = c->objpath;
+	of.n_values_per_vp = 1;
+	if ((err = xp_fbb_begin_objfile(c->b, &of)))
+		return err;
+	for (size_t i = 0, k = 0, ka = 0; i < c->a->n_fns; i++) {
+		while (k < c->nbb && c->bb[k].fn < i)
+			k++;
+		while (ka < c->narcs && c->arcs[ka].parent < i)
+			ka++;
+		if (!c->a->fns[i].excluded && (err = add_proc(c, i, k, &ka)))
+			return err;
+	}
+	return XP_E_OK;
+}
+
 /* The module's conversion entry: gprof's analysis, then one object file
  * of procedures and the source files. */
 xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d)
 {
 	gconv c = {0};
-	xp_objfile of;
 	xp_err err;
 
 	*out = NULL;
@@ -236,46 +328,32 @@ xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
 	if (o->exe == NULL)
 		return xp_diag_file(d, XP_E_INVAL, "", "converting a gmon.out "
 		                    "to feedback needs the executable (-e)");
+	c.objname = o->exe;
 	if ((err = xp_sym_open(o->exe, &c.sym, d)) != XP_E_OK)
 		return err;
 	if ((err = xp_gmon_analyze(c.g, c.sym, o->exe, &c.a, d)) != XP_E_OK)
 		goto done;
+	/* One unit for the whole profile: samples, unless it has none. */
+	c.cost_calls = !(c.a->total_time > 0);
 	c.bb = calloc(c.g->n_bbs + 1, sizeof *c.bb);
 	c.lr = calloc(c.g->n_bbs + c.a->n_fns + 1, sizeof *c.lr);
-	if (c.bb == NULL || c.lr == NULL) {
+	c.calls = calloc(c.a->n_fns + 1, sizeof *c.calls);
+	c.arcs = calloc(c.a->n_arcs + 1, sizeof *c.arcs);
+	if (c.bb == NULL || c.lr == NULL || c.calls == NULL || c.arcs == NULL) {
 		err = XP_E_NOMEM;
 		goto done;
 	}
 	gather_bbs(&c);
-	c.b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)count_procs(&c));
-	if (c.b == NULL) {
-		err = XP_E_NOMEM;
-		goto done;
-	}
-	if ((err = xp_fbb_intern(c.b, o->exe, strlen(o->exe), &c.objpath)))
-		goto done;
-	memset(&of, 0, sizeof of);
-	of.path = c.objpath;
-	if ((err = xp_fbb_begin_objfile(c.b, &of)))
-		goto done;
-	for (size_t i = 0, k = 0; i < c.a->n_fns; i++) {
-		const xp_gmon_fn *f = &c.a->fns[i];
-		while (k < c.nbb && c.bb[k].fn < i)
-			k++;
-		if (f->excluded || !(f->samples > 0 || f->ncalls > 0 ||
-		                     f->self_calls > 0 || (k < c.nbb &&
-		                                           c.bb[k].fn == i)))
-			continue;
-		if ((err = add_proc(&c, i, k)))
-			goto done;
-	}
-	if ((err = add_srcfiles(&c)))
+	gather_calls(&c);
+	if ((err = add_objfile(&c)) || (err = add_srcfiles(&c)))
 		goto done;
 	err = xp_fbb_finish(c.b, out);
 done:
 	xp_fbb_free(c.b);
 	free(c.bb);
 	free(c.lr);
+	free(c.calls);
+	free(c.arcs);
 	xp_gmon_analysis_free(c.a);
 	xp_sym_free(c.sym);
 	return err;

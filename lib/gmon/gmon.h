@@ -1,6 +1,6 @@
 /*
  * gmon/gmon.h - what the files of the gmon.out module (module.c,
- * text.c, merge.c, report.c, feedback.c) share.
+ * text.c, merge.c, report.c, feedback.c, exe.c) share.
  */
 #ifndef XP_GMON_INT_H
 #define XP_GMON_INT_H
@@ -51,6 +51,10 @@ xp_err xp_gmon_merge(void **acc, const void *in, double weight,
                      xp_diags *d);
 xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
+
+/* Whether the executable given is the one profiled (exe.c). */
+xp_err xp_gmon_check_exe(const void *m, const xp_sym *s, const char *exe,
+                         const char *name, xp_diags *d);
 
 /* The module's report entry (report.c). */
 xp_err xp_gmon_report_new(const void *m, const xp_report_opts *o,

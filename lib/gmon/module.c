@@ -672,4 +672,5 @@ const xp_module xp_module_gmon = {
 	XP_MODULE_ENTRIES(xp_gmon),
 	.report_takes = XP_REPORT_CALL_GRAPH,
 	.report_of = "gprof's report of a gmon.out",
+	.check_exe = xp_gmon_check_exe,
 };

@@ -2,7 +2,8 @@
  * mpatrol/feedback.c - an mpatrol profile as feedback (xp_prof_to_feedback,
  * mpatrol(5), CONVERSION TO FEEDBACK): one procedure per allocating
  * function, from its call sites' direct allocations as mprof's DIRECT
- * ALLOCATIONS table counts them.
+ * ALLOCATIONS table counts them, with one counter, its self cost: the
+ * bytes it allocated itself.
  */
 #include <stdio.h>
 
@@ -12,7 +13,7 @@
 typedef struct {
 	char name[64];
 	const char *sname;    /* its name, or NULL: name holds the address */
-	uint64_t v[4];        /* allocations, bytes, frees, bytes freed */
+	uint64_t bytes;       /* bytes allocated */
 } fn_sum;
 
 static int fn_cmp(const void *x, const void *y)
@@ -28,6 +29,7 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 	const xp_mpatrol *m = mv;
 	fn_sum *fs = NULL;
 	size_t nf = 0;
+	uint32_t pid = 0;
 	xp_fbb *b = NULL;
 	xp_err err = XP_E_NOMEM;
 	xp_objfile of;
@@ -50,12 +52,8 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 			nf--;
 			continue;
 		}
-		for (int k = 0; k < 4; k++) {
-			f->v[0] += dt->acount[k];
-			f->v[1] += dt->atotal[k];
-			f->v[2] += dt->dcount[k];
-			f->v[3] += dt->dtotal[k];
-		}
+		for (int k = 0; k < 4; k++)
+			f->bytes += dt->atotal[k];
 	}
 	xp_qsort(fs, nf, sizeof *fs, fn_cmp);
 	if ((b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0)) == NULL)
@@ -69,20 +67,18 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 		goto out;
 	for (size_t i = 0; i < nf; ) {
 		const char *nm = fs[i].sname ? fs[i].sname : fs[i].name;
-		uint64_t v[4] = { 0, 0, 0, 0 };
+		uint64_t bytes = 0;
 		xp_proc p;
 		size_t j;
 
 		for (j = i; j < nf && fn_cmp(&fs[i], &fs[j]) == 0; j++)
-			for (int k = 0; k < 4; k++)
-				v[k] += fs[j].v[k];
+			bytes += fs[j].bytes;
 		memset(&p, 0, sizeof p);
+		p.proc_id = ++pid;
 		if ((err = xp_fbb_intern(b, nm, strlen(nm), &p.name)) != XP_E_OK ||
-		    (err = xp_fbb_begin_proc(b, &p)) != XP_E_OK)
+		    (err = xp_fbb_begin_proc(b, &p)) != XP_E_OK ||
+		    (err = xp_fbb_add_counter(b, 1, bytes)) != XP_E_OK)
 			goto out;
-		for (uint32_t k = 0; k < 4; k++)
-			if ((err = xp_fbb_add_counter(b, k, v[k])) != XP_E_OK)
-				goto out;
 		i = j;
 	}
 	err = xp_fbb_finish(b, out);

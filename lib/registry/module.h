@@ -66,6 +66,14 @@ typedef struct xp_module {
 	                 const char *name, void **handle, const void **model,
 	                 xp_diags *d);
 	void (*report_free)(void *handle);
+	/*
+	 * Compares the profile with the executable s that the user gave
+	 * (path exe) and says what does not fit (exe.c): warnings, or an
+	 * error when the profile cannot be of it.  NULL when the format has
+	 * nothing to compare.
+	 */
+	xp_err (*check_exe)(const void *m, const xp_sym *s, const char *exe,
+	                    const char *name, xp_diags *d);
 	/* The options of xp_report_opts the report takes (XP_REPORT_*:
 	 * exe always), and what refusals call it: "gprof's report of a
 	 * gmon.out" has no lines. */
@@ -110,6 +118,46 @@ const xp_module *xp_module_next(const xp_module *m);
 #define XP_REPORT_CALL_GRAPH 0x2u
 #define XP_REPORT_COUNTS 0x4u
 #define XP_REPORT_STACK_DEPTH 0x8u
+
+/*
+ * The PCs of a profile that belong to the executable, weighted by their
+ * samples or calls, and how many of them fall inside one of its functions
+ * (inside its code when it has no symbol table); and the return addresses
+ * among them, which in the right build follow a call instruction (exe.c).
+ */
+typedef struct {
+	uint64_t addr, weight;
+} xp_exe_ra;
+
+typedef struct {
+	const xp_sym *sym;
+	int stripped;
+	uint64_t lo, hi;           /* its code */
+	uint64_t total, in;
+	uint64_t out_addr;         /* the lowest PC outside */
+	int have_out;
+	xp_exe_ra *ra;             /* return addresses, as added */
+	size_t nra, racap;
+	int nomem;                 /* an addition ran out of memory */
+} xp_exe_tally;
+
+void xp_exe_tally_init(xp_exe_tally *t, const xp_sym *s);
+void xp_exe_tally_free(xp_exe_tally *t);
+/* Whether addr (a link-time address of the executable) is inside. */
+int xp_exe_inside(const xp_exe_tally *t, uint64_t addr);
+void xp_exe_tally_add(xp_exe_tally *t, uint64_t addr, int inside,
+                      uint64_t weight);
+/* A return address (the address after a call), weight times. */
+void xp_exe_tally_ra(xp_exe_tally *t, uint64_t ra, uint64_t weight);
+/* The error or warnings the tally calls for; what names the PCs counted
+ * ("sampled PCs"). */
+xp_err xp_exe_verdict(xp_exe_tally *t, const char *exe, const char *name,
+                      const char *what, xp_diags *d);
+/* "build id 3f...", or "no build id", into buf; returns buf. */
+const char *xp_exe_build_id(const xp_sym *s, char *buf, size_t size);
+/* Opens exe and runs mod's check_exe on model (opened as name). */
+xp_err xp_prof_check_exe(const xp_module *mod, const void *model,
+                         const char *exe, const char *name, xp_diags *d);
 
 /* An opened path (open.c). */
 typedef enum {

@@ -43,6 +43,21 @@ static xp_err try_read(const xp_module *mod, int text, const unsigned char *p,
 	return XP_E_OK;
 }
 
+/* The profile just read checked against the executable of o, if any;
+ * a profile that cannot be of it is freed. */
+static xp_err check_exe(xp_prof **out, const char *name,
+                        const xp_load_opts *o, xp_diags *d)
+{
+	xp_err err = xp_prof_check_exe((*out)->mod, (*out)->model, o->exe,
+	                               name, d);
+
+	if (err != XP_E_OK) {
+		xp_prof_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 /*
  * Formats without a magic number (BSD gmon.out files, CPU profiles) can
  * both claim the same first bytes.  Every module that recognises the
@@ -90,7 +105,8 @@ xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
 				xp_diags_free(t);
 				xp_diags_free(first);
 				xp_diags_free(others);
-				return err;
+				return err == XP_E_OK ? check_exe(out, name, o, d)
+				                      : err;
 			}
 			if (first == NULL) {
 				first = t;

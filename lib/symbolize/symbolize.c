@@ -535,3 +535,136 @@ char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls)
 	free(dem);
 	return out;
 }
+
+/* ------------------------------------------------------------------ */
+/* What identifies a build: loadable segments and the build id         */
+/* ------------------------------------------------------------------ */
+
+int xp_sym_stripped(const xp_sym *s)
+{
+	return s->dynamic || s->ncode == 0;
+}
+
+/*
+ * The ELF program headers, read raw as read_elf_strtab reads the section
+ * headers: libbfd keeps them in its private ELF data only.
+ */
+size_t xp_sym_segments(const xp_sym *s, xp_sym_segment *v, size_t max)
+{
+	unsigned char eh[64], ph[56];
+	uint64_t phoff, phnum;
+	unsigned phentsize;
+	size_t n = 0;
+	int big, c64;
+
+	if (bfd_get_flavour(s->abfd) != bfd_target_elf_flavour ||
+	    read_at(s->abfd, 0, eh, 16) != 0 || eh[4] < 1 || eh[4] > 2 ||
+	    eh[5] < 1 || eh[5] > 2)
+		return 0;
+	c64 = eh[4] == 2;
+	big = eh[5] == 2;
+	if (read_at(s->abfd, 0, eh, c64 ? 64 : 52) != 0)
+		return 0;
+	phoff = elf_field(eh + (c64 ? 0x20 : 0x1c), c64 ? 8 : 4, big);
+	phentsize = (unsigned)elf_field(eh + (c64 ? 0x36 : 0x2a), 2, big);
+	phnum = elf_field(eh + (c64 ? 0x38 : 0x2c), 2, big);
+	if (phoff == 0 || phentsize < (c64 ? 56u : 32u) || phentsize > 4096)
+		return 0;
+	for (uint64_t i = 0; i < phnum; i++) {
+		xp_sym_segment g;
+		unsigned pf;
+
+		if (read_at(s->abfd, phoff + i * phentsize, ph,
+		            c64 ? 56 : 32) != 0)
+			return n;
+		if (elf_field(ph, 4, big) != 1)   /* PT_LOAD */
+			continue;
+		if (c64) {
+			pf = (unsigned)elf_field(ph + 4, 4, big);
+			g.offset = elf_field(ph + 0x08, 8, big);
+			g.vaddr = elf_field(ph + 0x10, 8, big);
+			g.filesz = elf_field(ph + 0x20, 8, big);
+			g.memsz = elf_field(ph + 0x28, 8, big);
+		} else {
+			g.offset = elf_field(ph + 0x04, 4, big);
+			g.vaddr = elf_field(ph + 0x08, 4, big);
+			g.filesz = elf_field(ph + 0x10, 4, big);
+			g.memsz = elf_field(ph + 0x14, 4, big);
+			pf = (unsigned)elf_field(ph + 0x18, 4, big);
+		}
+		/* PF_X 1, PF_W 2, PF_R 4 */
+		g.flags = (pf & 1 ? XP_SEG_X : 0) | (pf & 2 ? XP_SEG_W : 0) |
+		          (pf & 4 ? XP_SEG_R : 0);
+		if (n < max)
+			v[n] = g;
+		n++;
+	}
+	return n;
+}
+
+/* The descriptor of the first NT_GNU_BUILD_ID note among the n bytes of
+ * a note section at p, as hex into buf; 0 when found. */
+static int find_build_id(bfd *abfd, const unsigned char *p, size_t n,
+                         char *buf, size_t size)
+{
+	size_t at = 0;
+
+	while (n - at >= 12) {
+		uint64_t namesz = bfd_get_32(abfd, p + at);
+		uint64_t descsz = bfd_get_32(abfd, p + at + 4);
+		uint64_t type = bfd_get_32(abfd, p + at + 8);
+		uint64_t name = at + 12, desc = name + ((namesz + 3) & ~3ull);
+		uint64_t next = desc + ((descsz + 3) & ~3ull);
+
+		if (next > n)
+			return -1;
+		if (type == 3 && namesz == 4 && memcmp(p + name, "GNU", 4) == 0 &&
+		    descsz > 0 && 2 * descsz < size) {
+			for (uint64_t i = 0; i < descsz; i++)
+				snprintf(buf + 2 * i, 3, "%02x", p[desc + i]);
+			return 0;
+		}
+		at = (size_t)next;
+	}
+	return -1;
+}
+
+int xp_sym_build_id(const xp_sym *s, char *buf, size_t size)
+{
+	if (size > 0)
+		buf[0] = '\0';
+	for (asection *sec = s->abfd->sections; sec != NULL; sec = sec->next) {
+		bfd_byte *p = NULL;
+		int found;
+
+		/* Notes live in sections named .note*; the build id's is
+		 * .note.gnu.build-id where linkers follow convention. */
+		if (strncmp(bfd_section_name(sec), ".note", 5) != 0 ||
+		    bfd_section_size(sec) < 12 ||
+		    bfd_section_size(sec) > (1u << 20) ||
+		    !bfd_malloc_and_get_section(s->abfd, sec, &p)) {
+			free(p);
+			continue;
+		}
+		found = find_build_id(s->abfd, p, (size_t)bfd_section_size(sec),
+		                      buf, size);
+		free(p);
+		if (found == 0)
+			return 0;
+	}
+	return -1;
+}
+
+int xp_sym_read(const xp_sym *s, uint64_t addr, void *buf, size_t n)
+{
+	asection *sec = section_of(s->abfd, addr);
+	uint64_t off;
+
+	if (sec == NULL || !(bfd_section_flags(sec) & SEC_HAS_CONTENTS))
+		return -1;
+	off = addr - bfd_section_vma(sec);
+	if (n > bfd_section_size(sec) || off > bfd_section_size(sec) - n)
+		return -1;
+	return bfd_get_section_contents(s->abfd, sec, buf, (file_ptr)off,
+	                                n) ? 0 : -1;
+}

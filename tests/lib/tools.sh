@@ -18,6 +18,7 @@
 : "${MERGE:=$XP_O/merge/xprof_merge}"
 : "${DIFF:=$XP_O/diff/xprof_diff}"
 : "${SHOW:=$XP_O/show/xprof_show}"
+: "${TCOV:=$XP_O/tcov/xprof_tcov}"
 : "${TMPDIR:=/tmp}"
 : "${XP_CC:=cc}"
 : "${XP_CXX:=c++}"

@@ -8,7 +8,10 @@
  * error mode fails the merger and an input of another data type does
  * not, and that inputs listing the same content in other
  * orders (the merger's fast path by position against its lookups) give
- * the same result.
+ * the same result.  Every merge is also run shared out over two to four
+ * mergers that one absorbs in the end (xprof_merge -j), which must give
+ * the same text, value profiles with more values than they keep
+ * included.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -135,18 +138,13 @@ static void check_encoding(const xp_fb *out, const char *txt, size_t len)
 	xp_diags_free(d);
 }
 
-/* Merges n profiles with weights (NULL: all 1) into a canonical text. */
-static char *merge_text(xp_fb **in, const double *w, int n,
-                        const xp_merge_opts *o, size_t *warnings)
+/* The result of merger m as a canonical text (a string; empty when
+ * finishing fails); *warnings, when asked, counts the diagnostics. */
+static char *result_text(xp_merger *m, xp_diags *d, size_t *warnings)
 {
-	xp_merger *m = xp_merger_new(o);
-	xp_diags *d = xp_diags_new(1000);
 	xp_fb *out = NULL;
 	char *txt = NULL;
 	size_t len;
-	for (int i = 0; i < n; i++)
-		CHECK(xp_merger_add(m, in[i], w ? w[i] : 1, "in", d) == XP_E_OK);
-	CHECK_EQ(xp_merger_count(m), n);
 	CHECK(xp_merger_finish(m, &out, d) == XP_E_OK);
 	if (warnings)
 		*warnings = xp_diags_count(d);
@@ -162,9 +160,64 @@ static char *merge_text(xp_fb **in, const double *w, int n,
 		CHECK(out == NULL);
 	}
 	xp_fb_free(out);
+	return txt ? txt : calloc(1, 1);
+}
+
+#define MAXJOBS 4
+
+/*
+ * The merge of n profiles as xprof_merge -j runs it: the first input
+ * goes to one merger, the others are shared out over jobs mergers made
+ * like it (round robin, or in contiguous runs when runs is set), and the
+ * first absorbs the others in turn.
+ */
+static char *split_text(xp_fb **in, const double *w, int n,
+                        const xp_merge_opts *o, int jobs, int runs)
+{
+	xp_merger *m[MAXJOBS] = {xp_merger_new(o)};
+	xp_diags *d = xp_diags_new(1000);
+	CHECK(xp_merger_add(m[0], in[0], w ? w[0] : 1, "in", d) == XP_E_OK);
+	for (int k = 1; k < jobs; k++)
+		CHECK((m[k] = xp_merger_new_like(m[0])) != NULL);
+	for (int i = 1; i < n; i++) {
+		int k = runs ? (i - 1) * jobs / (n - 1) : (i - 1) % jobs;
+		CHECK(xp_merger_add(m[k], in[i], w ? w[i] : 1, "in", d) ==
+		      XP_E_OK);
+	}
+	for (int k = 1; k < jobs; k++) {
+		CHECK(xp_merger_absorb(m[0], m[k], d) == XP_E_OK);
+		xp_merger_free(m[k]);
+	}
+	CHECK_EQ(xp_merger_count(m[0]), n);
+	char *txt = result_text(m[0], d, NULL);
+	xp_merger_free(m[0]);
+	xp_diags_free(d);
+	return txt;
+}
+
+/*
+ * Merges n profiles with weights (NULL: all 1) into a canonical text;
+ * shared out over 2 to MAXJOBS mergers and reduced, they must give the
+ * same text.
+ */
+static char *merge_text(xp_fb **in, const double *w, int n,
+                        const xp_merge_opts *o, size_t *warnings)
+{
+	xp_merger *m = xp_merger_new(o);
+	xp_diags *d = xp_diags_new(1000);
+	for (int i = 0; i < n; i++)
+		CHECK(xp_merger_add(m, in[i], w ? w[i] : 1, "in", d) == XP_E_OK);
+	CHECK_EQ(xp_merger_count(m), n);
+	char *txt = result_text(m, d, warnings);
 	xp_merger_free(m);
 	xp_diags_free(d);
-	return txt ? txt : calloc(1, 1);
+	for (int jobs = 2; jobs <= MAXJOBS && jobs < n + 1; jobs++)
+		for (int runs = 0; runs < 2; runs++) {
+			char *t = split_text(in, w, n, o, jobs, runs);
+			CHECK_STR(t, txt);
+			free(t);
+		}
+	return txt;
 }
 
 /* Parses a canonical text back, to merge a result again. */
@@ -412,6 +465,61 @@ static void test_refused_input(void)
 	xp_fb_free(t);
 	xp_fb_free(in[0]);
 	xp_fb_free(in[1]);
+}
+
+/*
+ * A run whose one value profile record keeps 2 values, drawn from 6:
+ * merged, the records hold more values than they keep, so a merge of
+ * merges cuts values that the merge of all keeps.  Mergers that share
+ * the inputs keep every value until the end and must not.
+ */
+static xp_fb *vp_profile(void)
+{
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 1);
+	xp_objfile of = {.path = S(b, "v.o"), .tv_sec = 1,
+	                 .n_values_per_vp = 2, .signature = 5};
+	xp_proc pr = {.name = S(b, "f"), .signature = 3, .proc_id = 1,
+	              .n_vp_sites = 1};
+	CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+	CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+	CHECK(xp_fbb_add_counter(b, 1, rnd() % 50) == XP_E_OK);
+	CHECK(xp_fbb_add_vp(b, 1, XP_VP_INT) == XP_E_OK);
+	int first = (int)(rnd() % 6);
+	for (int v = 0; v < 2; v++) {
+		xp_vpval vv = {.has_value = 1, .count = 1 + rnd() % 20};
+		vv.v.i = (first + v * (1 + (int)(rnd() % 5))) % 6;
+		CHECK(xp_fbb_add_vpval(b, &vv) == XP_E_OK);
+	}
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	return fb;
+}
+
+static void test_vp_cut(void)
+{
+	int cut = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		xp_fb *p[8];
+		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0};
+		for (int i = 0; i < 8; i++)
+			p[i] = vp_profile();
+		/* merge_text compares the shared-out merges with this one. */
+		char *all = merge_text(p, NULL, 8, &o, NULL);
+		char *half = merge_text(p, NULL, 4, &o, NULL);
+		xp_fb *fh = parse(half);
+		xp_fb *t[5] = {fh, p[4], p[5], p[6], p[7]};
+		char *tree = merge_text(t, NULL, 5, &o, NULL);
+		cut += strcmp(all, tree) != 0;
+		free(all);
+		free(half);
+		free(tree);
+		xp_fb_free(fh);
+		for (int i = 0; i < 8; i++)
+			xp_fb_free(p[i]);
+	}
+	/* The case is real: a merge of merges differs now and then. */
+	CHECK(cut > 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -721,6 +829,7 @@ int main(void)
 	RUN(test_mismatch_error);
 	RUN(test_refused_input);
 	RUN(test_layouts);
+	RUN(test_vp_cut);
 	RUN(test_write);
 	return unit_done();
 }
