@@ -42,7 +42,7 @@ XCFLAGS += -Werror
 endif
 LDFLAGS ?=
 # Libraries that programs linked with libxprof.a need besides it.
-XLIBS := -lbfd -lpthread
+XLIBS := -lbfd -lz -lpthread
 FLEX ?= flex
 BISON ?= bison
 FLEXFLAGS ?= -Cf

@@ -31,18 +31,21 @@ flex flex
 bison bison
 ar binutils
 /usr/include/bfd.h binutils-dev
+/usr/include/zlib.h zlib1g-dev
 "
 # The test suite compares files byte for byte (cmp, diff), dumps and
 # patches binary files (od, dd), inspects the library's symbols (nm,
 # objdump), drops a symbol from a test program (objcopy), bounds every test's time (timeout), counts with awk, and
 # gives a tool a terminal (script) or a slow input (mkfifo); genhtml
-# renders the lcov tracefiles of xprof_tcov; the CPU profile tests compare
+# renders the lcov tracefiles of xprof_tcov and xmllint validates its
+# Cobertura and SonarQube exports; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
 # tool at a chosen system call (tests/hostile.sh); make check-asan runs
 # the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program.  jq checks
-# that JSON the tools write is valid.
+# coverage of a gcc -pg run with gcov's on the same program;
+# callgrind_annotate reads xprof_show's callgrind exports; jq checks that
+# JSON the tools write is valid.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -58,6 +61,7 @@ objcopy binutils
 awk mawk
 jq jq
 genhtml lcov
+xmllint libxml2-utils
 google-pprof google-perftools
 c++ g++
 /usr/include/gperftools/profiler.h libgoogle-perftools-dev
@@ -66,6 +70,7 @@ ninja ninja-build
 strace strace
 clang clang
 gcov gcc
+callgrind_annotate valgrind
 "
 
 # --- bench: the peers make bench measures each tool against ---

@@ -126,17 +126,34 @@ int tool_version(const char *prog)
 	return fflush(stdout) != 0 ? 2 : 0;
 }
 
+int tool_format_choice(const char *prog, const char *usage_text,
+                       const char *arg, const char *const *names, int *out)
+{
+	char msg[240];
+	size_t n = 0, len;
+
+	for (n = 0; names[n] != NULL; n++)
+		if (strcmp(arg, names[n]) == 0) {
+			*out = (int)n;
+			return 0;
+		}
+	len = (size_t)snprintf(msg, sizeof msg,
+	                       "unknown format '%.100s' (use ", arg);
+	for (size_t i = 0; i < n && len < sizeof msg; i++)
+		len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s",
+		                        i == 0 ? "" : i + 1 < n ? ", " : " or ",
+		                        names[i]);
+	if (len < sizeof msg)
+		snprintf(msg + len, sizeof msg - len, ")");
+	return tool_usage_error(prog, usage_text, msg);
+}
+
 int tool_format_option(const char *prog, const char *usage_text,
                        const char *arg, int *json)
 {
-	if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
-		*json = arg[0] == 'j';
-		return 0;
-	}
-	char msg[160];
-	snprintf(msg, sizeof msg, "unknown format '%.100s' (use text or json)",
-	         arg);
-	return tool_usage_error(prog, usage_text, msg);
+	static const char *const names[] = { "text", "json", NULL };
+
+	return tool_format_choice(prog, usage_text, arg, names, json);
 }
 
 int tool_count_option(const char *prog, const char *usage_text,
@@ -297,6 +314,11 @@ typedef struct {
 	const xp_fb *fb;
 	const xp_prof *p;
 	int text;
+	/* An export (kind != 0) of p or fb, named name in messages. */
+	xp_export_kind kind;
+	const xp_export_opts *eo;
+	const char *name;
+	/* Or, with neither fb nor p, len bytes. */
 	const void *bytes;
 	size_t len;
 } payload;
@@ -317,8 +339,12 @@ static xp_err write_bytes(const void *buf, size_t len, int fd)
 	return XP_E_OK;
 }
 
-static xp_err write_payload(const payload *w, int fd)
+static xp_err write_payload(const payload *w, int fd, xp_diags *d)
 {
+	if (w->kind != 0 && w->fb != NULL)
+		return xp_fb_export_fd(w->fb, w->kind, w->eo, w->name, fd, d);
+	if (w->kind != 0)
+		return xp_prof_export_fd(w->p, w->kind, w->eo, w->name, fd, d);
 	if (w->fb != NULL)
 		return w->text ? xp_text_write_fd(w->fb, fd)
 		               : xp_db_write_fd(w->fb, fd);
@@ -337,33 +363,28 @@ static int write_out(const char *prog, const payload *w, const char *out)
 	xp_diags *d;
 	xp_afile *af;
 	xp_err err;
-	int e;
+	int e, stdo = strcmp(out, "-") == 0;
 
-	if (strcmp(out, "-") == 0) {
-		if ((err = write_payload(w, STDOUT_FILENO)) != XP_E_OK) {
-			e = errno;
-			fprintf(stderr, "%s: <stdout>: cannot write: %s\n", prog,
-			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
-			return -1;
-		}
-		return 0;
-	}
 	if ((d = xp_diags_new(0)) == NULL) {
 		fprintf(stderr, "%s: %s\n", prog, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
-	err = xp_afile_open(out, &af, d);
+	err = stdo ? XP_E_OK : xp_afile_open(out, &af, d);
 	if (err == XP_E_OK) {
-		err = write_payload(w, xp_afile_fd(af));
-		if (err != XP_E_OK) {
-			e = errno;
+		err = write_payload(w, stdo ? STDOUT_FILENO : xp_afile_fd(af), d);
+		e = errno;
+		if (err != XP_E_OK && !stdo)
 			xp_afile_abort(af);
-			fprintf(stderr, "%s: %s: cannot write: %s\n", prog, out,
+		if (err != XP_E_OK && xp_diags_count(d) == 0) {
+			/* The writing itself failed. */
+			fprintf(stderr, "%s: %s: cannot write: %s\n", prog,
+			        stdo ? "<stdout>" : out,
 			        err == XP_E_IO ? strerror(e) : xp_strerror(err));
 			xp_diags_free(d);
 			return -1;
 		}
-		err = xp_afile_commit(af, d);
+		if (err == XP_E_OK && !stdo)
+			err = xp_afile_commit(af, d);
 	}
 	tool_print_diags(prog, d, err, out);
 	xp_diags_free(d);
@@ -382,21 +403,21 @@ int tool_flush_stdout(const char *prog)
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out)
 {
-	payload w = { NULL, p, text, NULL, 0 };
+	payload w = { .p = p, .text = text };
 
 	return write_out(prog, &w, out);
 }
 
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out)
 {
-	payload w = { fb, NULL, 1, NULL, 0 };
+	payload w = { .fb = fb, .text = 1 };
 
 	return write_out(prog, &w, out);
 }
 
 int tool_write_db(const char *prog, const xp_fb *fb, const char *out)
 {
-	payload w = { fb, NULL, 0, NULL, 0 };
+	payload w = { .fb = fb };
 
 	return write_out(prog, &w, out);
 }
@@ -404,7 +425,16 @@ int tool_write_db(const char *prog, const xp_fb *fb, const char *out)
 int tool_write_bytes(const char *prog, const void *buf, size_t len,
                      const char *out)
 {
-	payload w = { NULL, NULL, 0, buf, len };
+	payload w = { .bytes = buf, .len = len };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
+                      xp_export_kind kind, const xp_export_opts *eo,
+                      const char *name, const char *out)
+{
+	payload w = { fb, p, 0, kind, eo, name, NULL, 0 };
 
 	return write_out(prog, &w, out);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "xprof.h"
+#include "xprof_export.h"
 
 /*
  * Prints the diagnostics in d (warnings and errors), sorted by position.
@@ -73,6 +74,10 @@ int tool_version(const char *prog);
 
 /* --format=text|json: sets *json (0 or 1) and returns 0, or reports the
  * bad value and returns exit status 2. */
+/* The same for any list of formats (NULL-terminated): *out gets the
+ * index of arg in names. */
+int tool_format_choice(const char *prog, const char *usage_text,
+                       const char *arg, const char *const *names, int *out);
 int tool_format_option(const char *prog, const char *usage_text,
                        const char *arg, int *json);
 
@@ -133,9 +138,15 @@ int tool_flush_stdout(const char *prog);
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
 /* for its database file (xprof_db(5)), */
 int tool_write_db(const char *prog, const xp_fb *fb, const char *out);
-/* and for len bytes at buf. */
+/* for len bytes at buf, */
 int tool_write_bytes(const char *prog, const void *buf, size_t len,
                      const char *out);
+/* and for an export (xprof_export.h) of p, or of fb when p is NULL; name
+ * names the profile in messages.  Nothing is written when the library
+ * refuses the export. */
+int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
+                      xp_export_kind kind, const xp_export_opts *eo,
+                      const char *name, const char *out);
 /*
  * Opens a profile of any format as feedback: feedback as xp_open_any()
  * does, the foreign formats through their conversion to feedback (lo

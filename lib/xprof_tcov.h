@@ -67,6 +67,24 @@ typedef struct {
 	uint64_t count;
 } xp_tcov_func;
 
+/*
+ * One branch: an outgoing edge of a block that has two or more outgoing
+ * edges (a decision), placed at the line where the block ends, that of
+ * its last source mapping tuple.  Only procedures' control flow graphs
+ * give branches (SRCFILE sections hold no edges).  The same branch of a
+ * procedure compiled into several object files is one branch whose
+ * counts are summed.
+ */
+typedef struct {
+	uint32_t line;
+	const char *proc;
+	uint32_t block;        /* the deciding block's id */
+	uint32_t edge;         /* the edge among the block's outgoing edges,
+	                          from 0 in the procedure's edge order */
+	uint64_t block_count;  /* times the deciding block ran */
+	uint64_t count;        /* times the edge was taken */
+} xp_tcov_branch;
+
 /* One source location of one block, as a tcovsd SRCLINE records it. */
 typedef struct {
 	uint32_t line, col;
@@ -88,6 +106,9 @@ typedef struct {
 	/* Every (line, col, block), by line, col, then block order. */
 	size_t n_locs;
 	const xp_tcov_loc *locs;
+	/* Branches, by line, procedure, block, edge; taken: count > 0. */
+	size_t n_branches, n_branches_hit;
+	const xp_tcov_branch *branches;
 } xp_tcov_file;
 
 /*
@@ -170,6 +191,84 @@ typedef struct {
  */
 xp_err xp_tcov_open(const char *path, int update, xp_tcov **out,
                     xp_tcov_info *info, xp_diags *d);
+
+/*
+ * Several coverages as one, for profiles of several builds or test
+ * programs: the union of their files; in each file the lines of all,
+ * each line's count and largest count the sums of the coverages' (a line
+ * ran when any ran it), blocks of the same object file, procedure, id,
+ * leader line and column summed, procedures of the same name and
+ * branches of the same line, procedure, block and edge too.  *out is a
+ * new coverage; the inputs are left as they are.
+ */
+xp_err xp_tcov_union(const xp_tcov *const *v, size_t n, xp_tcov **out);
+
+/* ------------------------------------------------------------------ */
+/* Reported source files and the exports                              */
+/* ------------------------------------------------------------------ */
+
+/* Marks of a source line (xp_tcov_src.excl), from its exclusion markers. */
+#define XP_TCOV_EXCL_LINE   1u  /* the line is left out, its branches too */
+#define XP_TCOV_EXCL_BRANCH 2u  /* its branches are left out */
+
+/*
+ * One source file as every report shows it: the coverage of the file
+ * limited to the lines the source has and without what its exclusion
+ * markers (LCOV_EXCL_LINE, LCOV_EXCL_START ... LCOV_EXCL_STOP,
+ * LCOV_EXCL_BR_LINE, LCOV_EXCL_BR_START ... LCOV_EXCL_BR_STOP, and the
+ * same with XPROF_ in place of LCOV_) leave out, with its figures:
+ *  - a line counts when it is one of the source's and not excluded;
+ *  - a block counts unless every line it covers in the file is excluded;
+ *  - a procedure counts when its line counts;
+ *  - a branch counts when its line counts and its branches are not
+ *    excluded.
+ */
+typedef struct {
+	const xp_tcov_file *f;
+	char *path;               /* the source's absolute path (a copy) */
+	uint32_t n_lines;         /* lines the source has */
+	unsigned char *excl;      /* [n_lines + 1]: each line's marks */
+	unsigned char *block_in;  /* [f->n_blocks]: 1 when the block counts */
+	size_t lf, lh;            /* lines with blocks, executed */
+	size_t nb, nbh;           /* blocks, executed */
+	uint64_t sum;             /* executions of those blocks, saturating */
+	size_t fnf, fnh;          /* procedures, executed */
+	size_t brf, brh;          /* branches, taken */
+} xp_tcov_src;
+
+/*
+ * Fills s for file f, whose source (text, len bytes; lines end with a
+ * newline, the last may not) is at the absolute path path.  name names
+ * the source in the warnings: an LCOV_EXCL_START without its STOP (the
+ * lines up to the end are excluded), a STOP without a START (ignored).
+ * xp_tcov_src_free() releases what s holds, also after a failure.
+ */
+xp_err xp_tcov_src_init(xp_tcov_src *s, const xp_tcov_file *f,
+                        const char *path, const char *text, size_t len,
+                        const char *name, xp_diags *d);
+void xp_tcov_src_free(xp_tcov_src *s);
+
+/* 1 when line counts (see above), 0 otherwise. */
+int xp_tcov_src_line(const xp_tcov_src *s, uint32_t line);
+/* 1 when the branches of line count. */
+int xp_tcov_src_branches(const xp_tcov_src *s, uint32_t line);
+/* xp_tcov_top() over the blocks that count. */
+xp_err xp_tcov_src_top(const xp_tcov_src *s, size_t n, size_t **out,
+                       size_t *count);
+
+/*
+ * The exports of sources s[0..n) in that order, as xprof_tcov(1)
+ * describes them: *buf (the caller frees it) and its length *len.  root
+ * is the absolute directory that the XML exports give paths relative to
+ * (a file outside it keeps its absolute path); timestamp is Cobertura's,
+ * in seconds since the epoch.
+ */
+xp_err xp_tcov_lcov(const xp_tcov_src *s, size_t n, char **buf,
+                    size_t *len);
+xp_err xp_tcov_cobertura(const xp_tcov_src *s, size_t n, const char *root,
+                         int64_t timestamp, char **buf, size_t *len);
+xp_err xp_tcov_sonarqube(const xp_tcov_src *s, size_t n, const char *root,
+                         char **buf, size_t *len);
 
 #ifdef __cplusplus
 }

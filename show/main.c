@@ -21,6 +21,10 @@
  * --counts, --lines) are refused for feedback, and each report refuses
  * those its format has no use for.
  *
+ * --format=folded, callgrind or pprof writes the library's export of the
+ * sum (xprof_export.h) instead, to standard output or to the file of -o,
+ * replaced atomically.
+ *
  * Exit status: 0 on success, 2 on any trouble.
  */
 #include <errno.h>
@@ -46,13 +50,15 @@ static const show_report *const reports[] = {
 #define PROG "xprof_show"
 
 static const char usage_text[] =
-	"usage: " PROG " [-n N] [--format=text|json] [-e EXECUTABLE] [-L LAYOUT]\n"
-	"       [--call-graph] [--counts] [--lines] FILE...\n"
+	"usage: " PROG " [-n N] [--format=FORMAT] [-o OUTPUT] [-e EXECUTABLE]\n"
+	"       [-L LAYOUT] [--call-graph] [--counts] [--lines] FILE...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
 	"  -n N                 show the N hottest entries (default 10)\n"
-	"  --format=text|json   the form of the summary (default text)\n"
+	"  --format=FORMAT      text or json summary (default text), or the\n"
+	"                       export folded, callgrind or pprof\n"
+	"  -o OUTPUT            write an export to OUTPUT (default -: stdout)\n"
 	"  -e EXECUTABLE        the executable the profiles belong to\n"
 	"  -L, --layout=LAYOUT  the layout of binary profiles, when not recorded\n"
 	"  --call-graph         gmon.out, mpatrol: add the call graph\n"
@@ -427,10 +433,20 @@ static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o,
 	return acc;
 }
 
+/* The export of p (or of fb when p is NULL) to the output; the exit
+ * status. */
+static int export(const show_opts *o, const xp_prof *p, const xp_fb *fb)
+{
+	xp_export_opts eo = { o->exe, o->counts };
+
+	return tool_write_export(PROG, p, fb, o->export, &eo, o->files[0],
+	                         o->output) == 0 ? 0 : 2;
+}
+
 /*
  * The report of a foreign format: its own, or the feedback summary of
- * its conversion (*fb, for main to print).  Returns -1 when main is to
- * print *fb, otherwise the exit status.
+ * its conversion (*fb, for main to print), or the export asked for.
+ * Returns -1 when main is to print *fb, otherwise the exit status.
  */
 static int show_foreign(const show_opts *o, xp_input *first,
                         const char *mod0, xp_fb **fb)
@@ -442,6 +458,11 @@ static int show_foreign(const show_opts *o, xp_input *first,
 
 	if (p == NULL)
 		return 2;
+	if (o->export != 0) {
+		int st = export(o, p, NULL);
+		xp_prof_free(p);
+		return st;
+	}
 	for (size_t i = 0; reports[i] != NULL; i++) {
 		if (reports[i]->fmt == xp_prof_format(p)) {
 			int st = reports[i]->report(stdout, p, o);
@@ -484,25 +505,33 @@ int main(int argc, char **argv)
 		{"layout", required_argument, NULL, 'L'},
 		TOOL_LONGOPTS_END
 	};
+	static const char *const formats[] = {
+		"text", "json", "folded", "callgrind", "pprof", NULL
+	};
 	size_t top_n = 10;
-	int c, json = 0, status = 2, stdin_uses = 0;
+	int c, format = 0, status = 2, stdin_uses = 0;
 	const char *mod0 = NULL;
 	xp_input *first;
-	show_opts so = { .prog = PROG, .top_n = 10 };
+	show_opts so = { .prog = PROG, .top_n = 10, .output = "-" };
 	xp_fb *fb = NULL;
 	xp_summary *s = NULL;
 	xp_err err;
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:hL:n:V", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:hL:n:o:V", longopts,
+	                        NULL)) != -1) {
 		int st;
 
 		switch (c) {
 		case 'F':
-			if ((st = tool_format_option(PROG, usage_text, optarg,
-			                             &json)))
+			if ((st = tool_format_choice(PROG, usage_text, optarg,
+			                             formats, &format)))
 				return st;
+			break;
+		case 'o':
+			so.output = optarg;
+			so.output_given = 1;
 			break;
 		case 'c':
 			so.counts = 1;
@@ -543,7 +572,17 @@ int main(int argc, char **argv)
 	so.files = argv;
 	so.nfiles = argc;
 	so.top_n = top_n;
-	so.json = json;
+	so.json = format == 1;
+	if (format >= 2 &&
+	    xp_export_parse(formats[format], &so.export) != 0)
+		return 2;
+	if (so.export != 0 && (so.top_n_given || so.call_graph || so.lines))
+		return tool_usage_error(PROG, usage_text, "-n, --call-graph and "
+		                        "--lines have no meaning for an export");
+	if (so.export == 0 && so.output_given)
+		return tool_usage_error(PROG, usage_text, "-o names the file of "
+		                        "an export (--format=folded, callgrind "
+		                        "or pprof)");
 	if ((first = open_input(argv, 0, &mod0)) == NULL)
 		return 2;
 	if (mod0 != NULL) {
@@ -564,12 +603,17 @@ int main(int argc, char **argv)
 	} else if ((fb = load(argv, argc, first)) == NULL) {
 		return 2;
 	}
+	if (so.export != 0) {
+		status = export(&so, NULL, fb);
+		xp_fb_free(fb);
+		return status;
+	}
 	err = xp_summary_new(fb, top_n, &s);
 	if (err != XP_E_OK) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
 		goto done;
 	}
-	if (json) {
+	if (so.json) {
 		print_json(stdout, argv, argc, s);
 	} else if (print_text(stdout, argv, argc, s, top_n) != 0) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "xprof.h"
+#include "xprof_export.h"
 
 typedef struct {
 	const char *prog;       /* "xprof_show", for messages */
@@ -20,6 +21,9 @@ typedef struct {
 	size_t top_n;           /* -n (default 10) */
 	int top_n_given;        /* -n was given */
 	int json;               /* --format=json */
+	xp_export_kind export;  /* --format=folded ...; 0: none */
+	const char *output;     /* -o OUTPUT, "-" by default */
+	int output_given;
 	int call_graph;         /* --call-graph */
 	int lines;              /* --lines */
 	int counts;             /* --counts */

@@ -1,19 +1,21 @@
 /*
  * xprof_tcov - test coverage listings in the manner of Sun's tcov(1),
- * with lcov and JSON exports and a coverage gate.
+ * with lcov, JSON, Cobertura and SonarQube exports and a coverage gate.
  *
  *   xprof_tcov [-a] [-q] [-n N] [-o FILE|-] [-p OLDPATH NEWPATH]
- *              [--lcov FILE] [--json FILE] [--fail-under PCT]
- *              -x PROFILE SOURCE_FILE...
+ *              [--lcov FILE] [--json FILE] [--cobertura FILE]
+ *              [--sonarqube FILE] [--fail-under PCT]
+ *              -x PROFILE [-x PROFILE]... SOURCE_FILE...
  *
  * PROFILE is a profile directory (read as tcov reads one: tcovd with the
  * compilation data of objfd/, tcovsd, or feedback, and its tcovsd
- * brought up to date) or any profile file xp_open_any() reads.  For each
- * SOURCE_FILE the listing goes to <basename>.tcov in the working
- * directory, or all of them to FILE with -o.  The coverage itself comes
- * from the library (xprof_tcov.h); this program reads the sources,
- * prints and decides the exit status.  xprof_tcov(1) documents every
- * rule and every line of output.
+ * brought up to date) or any profile file xp_open_any() reads; several
+ * are reported as their union.  For each SOURCE_FILE the listing goes to
+ * <basename>.tcov in the working directory, or all of them to FILE with
+ * -o.  The coverage, the exclusion markers of the sources and the
+ * exports come from the library (xprof_tcov.h); this program reads the
+ * sources, prints the listings and JSON and decides the exit status.
+ * xprof_tcov(1) documents every rule and every line of output.
  *
  * Exit status: 0 success; 1 line coverage below --fail-under; 2 trouble.
  */
@@ -35,8 +37,9 @@
 
 static const char usage_text[] =
 	"usage: " PROG " [-a] [-q] [-n N] [-o FILE|-] [-p OLDPATH NEWPATH]\n"
-	"                  [--lcov FILE] [--json FILE] [--fail-under PCT]\n"
-	"                  -x PROFILE SOURCE_FILE...\n"
+	"                  [--lcov FILE] [--json FILE] [--cobertura FILE]\n"
+	"                  [--sonarqube FILE] [--fail-under PCT]\n"
+	"                  -x PROFILE [-x PROFILE]... SOURCE_FILE...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
@@ -45,9 +48,12 @@ static const char options_text[] =
 	"  -o FILE               write every listing to FILE (- for standard output)\n"
 	"  -p OLDPATH NEWPATH    read sources recorded under OLDPATH from NEWPATH\n"
 	"  -q, --quiet           print no warnings\n"
-	"  -x PROFILE            the profile directory or file to read (required)\n"
+	"  -x PROFILE            a profile directory or file (required; several\n"
+	"                        are reported as their union)\n"
 	"  --lcov FILE           also write an lcov tracefile\n"
 	"  --json FILE           also write a JSON summary\n"
+	"  --cobertura FILE      also write Cobertura XML\n"
+	"  --sonarqube FILE      also write SonarQube generic coverage XML\n"
 	"  --fail-under PCT      exit 1 when line coverage is below PCT percent\n"
 	"  -h, --help            print this help and exit\n"
 	"  -V, --version         print the version and exit\n";
@@ -55,10 +61,9 @@ static const char options_text[] =
 /* What one reported source file gave. */
 typedef struct {
 	const char *arg;            /* SOURCE_FILE as given */
-	char *abs;                  /* its absolute path (for lcov) */
-	const xp_tcov_file *f;      /* its coverage */
-	size_t n_src_lines;         /* lines the source file has */
-	size_t lf, lh;              /* instrumented lines within the file */
+	char *text;                 /* its bytes */
+	size_t len;
+	xp_tcov_src src;            /* its coverage as reported */
 	char *listing;              /* output name, or NULL with -o */
 } report;
 
@@ -197,29 +202,33 @@ static void put_count(FILE *o, uint64_t n)
 }
 
 /*
- * Writes the listing of one source file (already open as src) to o, and
- * notes the source's length in r.  Returns 0, or -1 when the source
- * cannot be read (printed).
+ * Writes the listing of one source file to o: its lines with their
+ * counts (none on the lines its markers exclude), the most executed
+ * blocks and the block figures of what counts.  Returns 0, or -1 out of
+ * memory (printed).
  */
-static int listing(FILE *o, FILE *src, report *r, int all, size_t top_n)
+static int listing(FILE *o, const report *r, int all, size_t top_n)
 {
-	const xp_tcov_file *f = r->f;
-	char *line = NULL;
-	size_t cap = 0, li = 0, lineno = 0;
-	ssize_t len;
+	const xp_tcov_src *s = &r->src;
+	const xp_tcov_file *f = s->f;
+	size_t li = 0;
+	uint32_t lineno = 0;
 	int have_prev = 0;
 	uint64_t prev = 0;
 	char b1[TOOL_FMTLEN], b2[TOOL_FMTLEN];
 
-	errno = 0;
-	while ((len = getline(&line, &cap, src)) >= 0) {
+	for (size_t at = 0; at < r->len;) {
+		const char *nl = memchr(r->text + at, '\n', r->len - at);
+		size_t end = nl ? (size_t)(nl - r->text) : r->len;
 		lineno++;
 		while (li < f->n_lines && f->lines[li].line < lineno)
 			li++;
 		const xp_tcov_line *ln =
 			li < f->n_lines && f->lines[li].line == lineno ? &f->lines[li]
 			                                               : NULL;
-		if (ln && (ln->n_leaders > 0 || all)) {
+		if (!xp_tcov_src_line(s, lineno)) {
+			fputs("           ", o);
+		} else if (ln && (ln->n_leaders > 0 || all)) {
 			put_count(o, ln->count);
 			prev = ln->count;
 			have_prev = 1;
@@ -228,34 +237,14 @@ static int listing(FILE *o, FILE *src, report *r, int all, size_t top_n)
 		} else {
 			fputs("           ", o);
 		}
-		fwrite(line, 1, (size_t)len, o);
-		if (len == 0 || line[len - 1] != '\n')
-			fputc('\n', o);
+		fwrite(r->text + at, 1, end - at, o);
+		fputc('\n', o);
+		at = end + 1;
 	}
-	free(line);
-	if (ferror(src)) {
-		fprintf(stderr, "%s: %s: cannot read: %s\n", PROG, r->arg,
-		        strerror(errno));
-		return -1;
-	}
-	r->n_src_lines = lineno;
-	while (li < f->n_lines && f->lines[li].line <= lineno)
-		li++;
-	if (li < f->n_lines)
-		warn_file(r->arg, "the profile has data for line %" PRIu32
-		          ", past the end of the file (%zu lines)",
-		          f->lines[li].line, lineno);
-	r->lf = r->lh = 0;
-	for (size_t i = 0; i < f->n_lines; i++)
-		if (f->lines[i].line >= 1 && f->lines[i].line <= lineno) {
-			r->lf++;
-			if (f->lines[i].max > 0)
-				r->lh++;
-		}
 
 	if (top_n > 0) {
 		size_t *top = NULL, ntop = 0;
-		if (xp_tcov_top(f, top_n, &top, &ntop) != XP_E_OK) {
+		if (xp_tcov_src_top(s, top_n, &top, &ntop) != XP_E_OK) {
 			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 			return -1;
 		}
@@ -266,96 +255,78 @@ static int listing(FILE *o, FILE *src, report *r, int all, size_t top_n)
 			        f->blocks[top[i]].line, f->blocks[top[i]].count);
 		free(top);
 	}
-	fprintf(o, "\n\n\t%5zu\tBasic blocks in this file\n", f->n_blocks);
-	fprintf(o, "\t%5zu\tBasic blocks executed\n", f->n_blocks_hit);
+	fprintf(o, "\n\n\t%5zu\tBasic blocks in this file\n", s->nb);
+	fprintf(o, "\t%5zu\tBasic blocks executed\n", s->nbh);
 	fprintf(o, "\t%5s\tPercent of the file executed\n",
-	        fmt_pct(b1, f->n_blocks_hit, f->n_blocks));
-	fprintf(o, "\n     %8" PRIu64 "\tTotal basic block executions\n", f->sum);
+	        fmt_pct(b1, s->nbh, s->nb));
+	fprintf(o, "\n     %8" PRIu64 "\tTotal basic block executions\n", s->sum);
 	fprintf(o, "     %8s\tAverage executions per basic block\n",
-	        fmt_avg(b2, f->sum, f->n_blocks));
+	        fmt_avg(b2, s->sum, s->nb));
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* lcov and JSON                                                        */
+/* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-static void lcov_file(FILE *o, const report *r)
-{
-	const xp_tcov_file *f = r->f;
-	size_t fnf = 0, fnh = 0;
-	fputs("TN:\n", o);
-	fprintf(o, "SF:%s\n", r->abs);
-	for (size_t i = 0; i < f->n_funcs; i++) {
-		const xp_tcov_func *fn = &f->funcs[i];
-		if (fn->line < 1 || fn->line > r->n_src_lines)
-			continue;
-		fprintf(o, "FN:%" PRIu32 ",%s\n", fn->line, fn->name);
-	}
-	for (size_t i = 0; i < f->n_funcs; i++) {
-		const xp_tcov_func *fn = &f->funcs[i];
-		if (fn->line < 1 || fn->line > r->n_src_lines)
-			continue;
-		fprintf(o, "FNDA:%" PRIu64 ",%s\n", fn->count, fn->name);
-		fnf++;
-		if (fn->count > 0)
-			fnh++;
-	}
-	fprintf(o, "FNF:%zu\nFNH:%zu\n", fnf, fnh);
-	for (size_t i = 0; i < f->n_lines; i++) {
-		const xp_tcov_line *ln = &f->lines[i];
-		if (ln->line < 1 || ln->line > r->n_src_lines)
-			continue;
-		fprintf(o, "DA:%" PRIu32 ",%" PRIu64 "\n", ln->line, ln->max);
-	}
-	fprintf(o, "LF:%zu\nLH:%zu\nend_of_record\n", r->lf, r->lh);
-}
+/* Figures of one file or of all, as JSON prints them. */
+typedef struct {
+	uint64_t lf, lh, nb, nbh, sum, fnf, fnh, brf, brh;
+} figures;
 
-static void json_counts(FILE *o, size_t lf, size_t lh, uint64_t nb,
-                        uint64_t nbh, uint64_t sum, uint64_t fnf,
-                        uint64_t fnh)
+static void json_counts(FILE *o, const figures *g)
 {
-	char b1[TOOL_FMTLEN], b2[TOOL_FMTLEN];
-	fprintf(o, "\"lines\": %zu, \"lines_executed\": %zu, "
-	        "\"line_percent\": %s, \"blocks\": %" PRIu64
+	char b1[TOOL_FMTLEN], b2[TOOL_FMTLEN], b3[TOOL_FMTLEN];
+	fprintf(o, "\"lines\": %" PRIu64 ", \"lines_executed\": %" PRIu64
+	        ", \"line_percent\": %s, \"blocks\": %" PRIu64
 	        ", \"blocks_executed\": %" PRIu64 ", \"block_percent\": %s, "
 	        "\"block_executions\": %" PRIu64 ", \"functions\": %" PRIu64
-	        ", \"functions_executed\": %" PRIu64,
-	        lf, lh, fmt_pct(b1, lh, lf), nb, nbh, fmt_pct(b2, nbh, nb), sum,
-	        fnf, fnh);
+	        ", \"functions_executed\": %" PRIu64 ", \"branches\": %" PRIu64
+	        ", \"branches_taken\": %" PRIu64 ", \"branch_percent\": %s",
+	        g->lf, g->lh, fmt_pct(b1, g->lh, g->lf), g->nb, g->nbh,
+	        fmt_pct(b2, g->nbh, g->nb), g->sum, g->fnf, g->fnh, g->brf,
+	        g->brh, fmt_pct(b3, g->brh, g->brf));
 }
 
-static void json_report(FILE *o, const char *profile, const report *rs,
-                        size_t n, const char *outname)
+static void json_report(FILE *o, const char *const *profiles,
+                        size_t nprofiles, const report *rs, size_t n,
+                        const char *outname)
 {
-	size_t lf = 0, lh = 0;
-	uint64_t nb = 0, nbh = 0, sum = 0, fnf = 0, fnh = 0;
+	figures tot = {0};
 	fputs("{\n  \"profile\": ", o);
-	tool_json_str(o, profile);
-	fputs(",\n  \"files\": [", o);
+	tool_json_str(o, profiles[0]);
+	fputs(",\n  \"profiles\": [", o);
+	for (size_t i = 0; i < nprofiles; i++) {
+		fputs(i ? ", " : "", o);
+		tool_json_str(o, profiles[i]);
+	}
+	fputs("],\n  \"files\": [", o);
 	for (size_t i = 0; i < n; i++) {
 		const report *r = &rs[i];
-		const xp_tcov_file *f = r->f;
+		const xp_tcov_src *s = &r->src;
+		figures g = {s->lf, s->lh, s->nb, s->nbh, s->sum, s->fnf, s->fnh,
+		             s->brf, s->brh};
 		fprintf(o, "%s\n    {\"source\": ", i ? "," : "");
 		tool_json_str(o, r->arg);
 		fputs(", \"profile_path\": ", o);
-		tool_json_str(o, f->path);
+		tool_json_str(o, s->f->path);
 		fputs(", \"listing\": ", o);
 		tool_json_str(o, r->listing ? r->listing : outname);
 		fputs(", ", o);
-		json_counts(o, r->lf, r->lh, f->n_blocks, f->n_blocks_hit, f->sum,
-		            f->n_funcs, f->n_funcs_hit);
+		json_counts(o, &g);
 		fputs("}", o);
-		lf += r->lf;
-		lh += r->lh;
-		nb += f->n_blocks;
-		nbh += f->n_blocks_hit;
-		sum = sum > UINT64_MAX - f->sum ? UINT64_MAX : sum + f->sum;
-		fnf += f->n_funcs;
-		fnh += f->n_funcs_hit;
+		tot.lf += g.lf;
+		tot.lh += g.lh;
+		tot.nb += g.nb;
+		tot.nbh += g.nbh;
+		tot.sum = tot.sum > UINT64_MAX - g.sum ? UINT64_MAX : tot.sum + g.sum;
+		tot.fnf += g.fnf;
+		tot.fnh += g.fnh;
+		tot.brf += g.brf;
+		tot.brh += g.brh;
 	}
 	fprintf(o, "%s],\n  \"totals\": {\"files\": %zu, ", n ? "\n  " : "", n);
-	json_counts(o, lf, lh, nb, nbh, sum, fnf, fnh);
+	json_counts(o, &tot);
 	fputs("}\n}\n", o);
 }
 
@@ -381,11 +352,16 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The exports, in the order they are written. */
+enum { EX_LCOV, EX_JSON, EX_COBERTURA, EX_SONARQUBE, EX_N };
+
 /* The command line. */
 typedef struct {
-	const char *profile;        /* -x, joined with SUN_PROFDATA_DIR */
-	char *profile_buf;          /* what profile points to, when joined */
-	const char *outname, *lcov, *json;
+	const char **profiles;      /* -x, joined with SUN_PROFDATA_DIR */
+	char **profile_bufs;        /* what they point to, when joined */
+	size_t n_profiles;
+	char *profiles_text;        /* every profile, for messages */
+	const char *outname, *exports[EX_N];
 	xp_tcov_map *maps;          /* -p pairs */
 	size_t n_maps, top_n;
 	int all, fail_set;
@@ -402,6 +378,7 @@ typedef struct {
 	char *allbuf;
 	size_t alllen;
 	int missing;                /* a source file could not be opened */
+	int64_t mtime;              /* the newest profile data's, in seconds */
 } results;
 
 /* Applies option c; returns -1 to go on, or the exit status. */
@@ -414,6 +391,9 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 	case 'a':
 		cl->all = 1;
 		break;
+	case 'C':
+		cl->exports[EX_COBERTURA] = optarg;
+		break;
 	case 'F':
 		if (parse_pct(optarg, &cl->fail_under) != 0) {
 			snprintf(msg, sizeof msg, "invalid percentage '%.100s' "
@@ -423,10 +403,10 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 		cl->fail_set = 1;
 		break;
 	case 'J':
-		cl->json = optarg;
+		cl->exports[EX_JSON] = optarg;
 		break;
 	case 'L':
-		cl->lcov = optarg;
+		cl->exports[EX_LCOV] = optarg;
 		break;
 	case 'n':
 		if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
@@ -447,8 +427,11 @@ static int option(cmdline *cl, int c, int argc, char **argv)
 	case 'q':
 		quiet = 1;
 		break;
+	case 'S':
+		cl->exports[EX_SONARQUBE] = optarg;
+		break;
 	case 'x':
-		cl->profile = optarg;
+		cl->profiles[cl->n_profiles++] = optarg;
 		break;
 	default:
 		return tool_other_option(PROG, usage_text, options_text, c,
@@ -463,27 +446,47 @@ static int option(cmdline *cl, int c, int argc, char **argv)
  * ignored (with a warning) when both are set.  An absolute -x path is
  * taken as it is.  Returns -1, or the exit status.
  */
-static int profile_dir(cmdline *cl)
+static int profile_dirs(cmdline *cl)
 {
 	const char *dir = getenv("SUN_PROFDATA_DIR");
 	const char *old = getenv("TCOVDIR");
-	size_t n;
 
 	if (dir != NULL && dir[0] != '\0' && old != NULL && old[0] != '\0')
 		warn_file("TCOVDIR", "ignored: SUN_PROFDATA_DIR is set");
 	if (dir == NULL || dir[0] == '\0')
 		dir = old;
-	if (dir == NULL || dir[0] == '\0' || cl->profile[0] == '/')
-		return -1;
-	n = strlen(dir) + strlen(cl->profile) + 2;
-	if ((cl->profile_buf = malloc(n)) == NULL) {
-		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		return 2;
+	for (size_t i = 0; i < cl->n_profiles; i++) {
+		const char *p = cl->profiles[i];
+		size_t n;
+		if (dir == NULL || dir[0] == '\0' || p[0] == '/')
+			continue;
+		n = strlen(dir) + strlen(p) + 2;
+		if ((cl->profile_bufs[i] = malloc(n)) == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			return 2;
+		}
+		snprintf(cl->profile_bufs[i], n, "%s%s%s", dir,
+		         dir[strlen(dir) - 1] == '/' ? "" : "/", p);
+		cl->profiles[i] = cl->profile_bufs[i];
 	}
-	snprintf(cl->profile_buf, n, "%s%s%s", dir,
-	         dir[strlen(dir) - 1] == '/' ? "" : "/", cl->profile);
-	cl->profile = cl->profile_buf;
 	return -1;
+}
+
+/* "a, b and c" of the profiles, for messages; -1 out of memory. */
+static int join_profiles(cmdline *cl)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < cl->n_profiles; i++)
+		len += strlen(cl->profiles[i]) + 5;
+	if (!(cl->profiles_text = malloc(len)))
+		return -1;
+	cl->profiles_text[0] = '\0';
+	for (size_t i = 0; i < cl->n_profiles; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < cl->n_profiles ? ", "
+		                                                        : " and ";
+		strcat(strcat(cl->profiles_text, sep), cl->profiles[i]);
+	}
+	return 0;
 }
 
 /* Parses the command line into cl; returns -1 to go on, or the exit
@@ -491,13 +494,15 @@ static int profile_dir(cmdline *cl)
 static int parse_cmdline(cmdline *cl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"cobertura", required_argument, NULL, 'C'},
 		{"fail-under", required_argument, NULL, 'F'},
 		{"json", required_argument, NULL, 'J'},
 		{"lcov", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"sonarqube", required_argument, NULL, 'S'},
 		TOOL_LONGOPTS_END
 	};
-	int c, st, to_stdout;
+	int c, st, to_stdout, from_stdin = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ahn:o:p:qVx:", longopts,
@@ -506,23 +511,34 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 			return st;
 	cl->srcs = argv + optind;
 	cl->nsrcs = argc - optind;
-	if (!cl->profile)
+	if (cl->n_profiles == 0)
 		return tool_usage_error(PROG, usage_text, "missing -x PROFILE");
 	if (cl->nsrcs < 1)
 		return tool_usage_error(PROG, usage_text,
 		                        "missing SOURCE_FILE operand");
-	to_stdout = (cl->outname && strcmp(cl->outname, "-") == 0) +
-	            (cl->lcov && strcmp(cl->lcov, "-") == 0) +
-	            (cl->json && strcmp(cl->json, "-") == 0);
+	to_stdout = cl->outname && strcmp(cl->outname, "-") == 0;
+	for (int i = 0; i < EX_N; i++)
+		to_stdout += cl->exports[i] && strcmp(cl->exports[i], "-") == 0;
 	if (to_stdout > 1)
 		return tool_usage_error(PROG, usage_text, "standard output can "
 		                        "be written only once");
-	return profile_dir(cl);
+	for (size_t i = 0; i < cl->n_profiles; i++)
+		from_stdin += strcmp(cl->profiles[i], "-") == 0;
+	if (from_stdin > 1)
+		return tool_usage_error(PROG, usage_text, "standard input can "
+		                        "be read only once");
+	if ((st = profile_dirs(cl)) >= 0)
+		return st;
+	if (join_profiles(cl) != 0) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	return -1;
 }
 
-/* The listing of r (its source open as sf) into its own NAME.tcov;
- * returns 0, -1 when it could not be written, -2 out of memory. */
-static int own_listing(const cmdline *cl, FILE *sf, report *r)
+/* The listing of r into its own NAME.tcov; returns 0, -1 when it could
+ * not be written, -2 out of memory. */
+static int own_listing(const cmdline *cl, report *r)
 {
 	const char *base = base_name(r->arg);
 	size_t nl = strlen(base) + 6, len = 0;
@@ -537,7 +553,7 @@ static int own_listing(const cmdline *cl, FILE *sf, report *r)
 		return -2;
 	}
 	snprintf(r->listing, nl, "%s.tcov", base);
-	ok = listing(m, sf, r, cl->all, cl->top_n) == 0;
+	ok = listing(m, r, cl->all, cl->top_n) == 0;
 	if (mem_close(m, &buf) != 0)
 		ok = 0;
 	if (ok && write_out(r->listing, buf, len) != 0)
@@ -546,8 +562,71 @@ static int own_listing(const cmdline *cl, FILE *sf, report *r)
 	return ok ? 0 : -1;
 }
 
+/* Reads all of sf into r's text; returns 0, or -1 (printed). */
+static int read_source(FILE *sf, report *r)
+{
+	size_t cap = 0;
+	for (;;) {
+		if (r->len == cap) {
+			char *t = realloc(r->text, cap = cap ? cap * 2 : 8192);
+			if (!t) {
+				fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+				return -1;
+			}
+			r->text = t;
+		}
+		size_t got = fread(r->text + r->len, 1, cap - r->len, sf);
+		r->len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(sf)) {
+		fprintf(stderr, "%s: %s: cannot read: %s\n", PROG, r->arg,
+		        strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The source of r, open as sf, read and its coverage as reported;
+ * returns 0, -1 (printed) or -2 out of memory. */
+static int load_source(FILE *sf, const xp_tcov_file *f, report *r)
+{
+	xp_diags *d = xp_diags_new(0);
+	char *abs = realpath(r->arg, NULL);
+	xp_err err;
+	const xp_tcov_src *s = &r->src;
+
+	if (!d || !abs) {
+		xp_diags_free(d);
+		free(abs);
+		return -2;
+	}
+	errno = 0;
+	if (read_source(sf, r) != 0) {
+		xp_diags_free(d);
+		free(abs);
+		return -1;
+	}
+	err = xp_tcov_src_init(&r->src, f, abs, r->text, r->len, r->arg, d);
+	free(abs);
+	tool_print_diags_q(PROG, d, err, r->arg, quiet);
+	xp_diags_free(d);
+	if (err)
+		return -2;
+	for (size_t i = 0; i < f->n_lines; i++)
+		if (f->lines[i].line > s->n_lines) {
+			warn_file(r->arg, "the profile has data for line %" PRIu32
+			          ", past the end of the file (%" PRIu32 " lines)",
+			          f->lines[i].line, s->n_lines);
+			break;
+		}
+	return 0;
+}
+
 /* Reports one source file into res; returns 0 (also when it was left
- * out), -1 when a listing could not be written, -2 out of memory. */
+ * out), -1 when it could not be read or its listing written, -2 out of
+ * memory. */
 static int report_source(const cmdline *cl, const xp_tcov *cov,
                          const xp_tcov_info *info, const char *src,
                          results *res)
@@ -569,7 +648,7 @@ static int report_source(const cmdline *cl, const xp_tcov *cov,
 	fi = xp_tcov_find(cov, src, cl->maps, cl->n_maps);
 	if (fi == XP_TCOV_NONE) {
 		warn_file(src, "no coverage data for this file in %s",
-		          cl->profile);
+		          cl->profiles_text);
 		fclose(sf);
 		return 0;
 	}
@@ -579,50 +658,55 @@ static int report_source(const cmdline *cl, const xp_tcov *cov,
 	      st.st_mtim.tv_nsec > info->mtime_nsec)))
 		warn_file(src, "the source file is newer than the profile "
 		          "data in %s; counts may not match its lines",
-		          cl->profile);
+		          cl->profiles_text);
 	memset(r, 0, sizeof *r);
 	r->arg = src;
-	r->f = xp_tcov_file_at(cov, fi);
-	if (!(r->abs = realpath(src, NULL))) {
-		fclose(sf);
-		return -2;
-	}
 	res->nrs++;
-	if (cl->outname)
-		ret = listing(res->allmem, sf, r, cl->all, cl->top_n) == 0 ? 0
-		                                                            : -1;
-	else
-		ret = own_listing(cl, sf, r);
+	ret = load_source(sf, xp_tcov_file_at(cov, fi), r);
 	fclose(sf);
-	return ret;
+	if (ret != 0)
+		return ret;
+	if (cl->outname)
+		return listing(res->allmem, r, cl->all, cl->top_n) == 0 ? 0 : -1;
+	return own_listing(cl, r);
 }
 
-/* Writes what one export (lcov or JSON) prints into path; returns 0, -1
- * when it could not be written, -2 out of memory. */
-static int write_export(const cmdline *cl, const results *res,
-                        const char *path, int lcov)
+/* The bytes of export k: returns 0, -1 (printed) or -2 out of memory. */
+static int make_export(const cmdline *cl, const results *res, int k,
+                       const xp_tcov_src *srcs, char **buf, size_t *len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int bad;
+	char *root = NULL;
+	xp_err err = XP_E_OK;
 
-	if (!m)
-		return -2;
-	if (lcov)
-		for (size_t i = 0; i < res->nrs; i++)
-			lcov_file(m, &res->rs[i]);
+	if (k == EX_JSON) {
+		FILE *m = open_memstream(buf, len);
+		if (!m)
+			return -2;
+		json_report(m, cl->profiles, cl->n_profiles, res->rs, res->nrs,
+		            cl->outname);
+		return mem_close(m, buf);
+	}
+	if (k != EX_LCOV && !(root = realpath(".", NULL))) {
+		fprintf(stderr, "%s: the working directory: %s\n", PROG,
+		        strerror(errno));
+		return -1;
+	}
+	if (k == EX_LCOV)
+		err = xp_tcov_lcov(srcs, res->nrs, buf, len);
+	else if (k == EX_COBERTURA)
+		err = xp_tcov_cobertura(srcs, res->nrs, root, res->mtime, buf,
+		                        len);
 	else
-		json_report(m, cl->profile, res->rs, res->nrs, cl->outname);
-	bad = mem_close(m, &buf) != 0 || write_out(path, buf, len) != 0;
-	free(buf);
-	return bad ? -1 : 0;
+		err = xp_tcov_sonarqube(srcs, res->nrs, root, buf, len);
+	free(root);
+	return err ? -2 : 0;
 }
 
 /* Writes -o's file and the exports; returns 0, -1 or -2 as above. */
 static int write_outputs(const cmdline *cl, results *res)
 {
-	int ret;
+	xp_tcov_src *srcs;
+	int ret = 0;
 
 	if (res->allmem) {
 		FILE *m = res->allmem;
@@ -637,11 +721,22 @@ static int write_outputs(const cmdline *cl, results *res)
 	if (cl->outname && write_out(cl->outname, res->allbuf,
 	                             res->alllen) != 0)
 		return -1;
-	if (cl->lcov && (ret = write_export(cl, res, cl->lcov, 1)) != 0)
-		return ret;
-	if (cl->json && (ret = write_export(cl, res, cl->json, 0)) != 0)
-		return ret;
-	return 0;
+	if (!(srcs = calloc(res->nrs, sizeof *srcs)))
+		return -2;
+	for (size_t i = 0; i < res->nrs; i++)
+		srcs[i] = res->rs[i].src;
+	for (int k = 0; k < EX_N && ret == 0; k++) {
+		char *buf = NULL;
+		size_t len = 0;
+		if (!cl->exports[k])
+			continue;
+		ret = make_export(cl, res, k, srcs, &buf, &len);
+		if (ret == 0 && write_out(cl->exports[k], buf, len) != 0)
+			ret = -1;
+		free(buf);
+	}
+	free(srcs);
+	return ret;
 }
 
 /*
@@ -683,8 +778,8 @@ static int gate(const cmdline *cl, const results *res)
 	char b1[TOOL_FMTLEN];
 
 	for (size_t i = 0; i < res->nrs; i++) {
-		lf += res->rs[i].lf;
-		lh += res->rs[i].lh;
+		lf += res->rs[i].src.lf;
+		lh += res->rs[i].src.lh;
 	}
 	/* lh / lf < pct / 10000, exactly. */
 	if (lf == 0 ? pct == 0 : lh * 10000 >= pct * lf)
@@ -696,24 +791,64 @@ static int gate(const cmdline *cl, const results *res)
 	return 1;
 }
 
-/* Reads the profile and reports every source file; returns the exit
+/*
+ * Reads every profile into *cov (several: their union), the newest data
+ * time into *info; returns 0, or -1 (printed).
+ */
+static int read_profiles(const cmdline *cl, xp_tcov **cov,
+                         xp_tcov_info *info)
+{
+	xp_tcov **v = calloc(cl->n_profiles, sizeof *v);
+	xp_err err = v ? XP_E_OK : XP_E_NOMEM;
+	int printed = 0;
+	size_t i;
+
+	memset(info, 0, sizeof *info);
+	for (i = 0; i < cl->n_profiles && !err; i++) {
+		xp_tcov_info one;
+		xp_diags *d = xp_diags_new(0);
+		if (!d) {
+			err = XP_E_NOMEM;
+			break;
+		}
+		err = xp_tcov_open(cl->profiles[i], 1, &v[i], &one, d);
+		tool_print_diags_q(PROG, d, err, cl->profiles[i], quiet);
+		printed = err != XP_E_OK;
+		xp_diags_free(d);
+		if (!err && one.has_mtime &&
+		    (!info->has_mtime || one.mtime_sec > info->mtime_sec ||
+		     (one.mtime_sec == info->mtime_sec &&
+		      one.mtime_nsec > info->mtime_nsec))) {
+			info->has_mtime = 1;
+			info->mtime_sec = one.mtime_sec;
+			info->mtime_nsec = one.mtime_nsec;
+		}
+	}
+	if (!err && cl->n_profiles == 1) {
+		*cov = v[0];
+		v[0] = NULL;
+	} else if (!err) {
+		err = xp_tcov_union((const xp_tcov *const *)v, cl->n_profiles, cov);
+	}
+	if (err && !printed)
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
+	for (i = 0; v && i < cl->n_profiles; i++)
+		xp_tcov_free(v[i]);
+	free(v);
+	return err ? -1 : 0;
+}
+
+/* Reads the profiles and reports every source file; returns the exit
  * status. */
 static int run(const cmdline *cl, results *res)
 {
-	xp_diags *d = xp_diags_new(0);
 	xp_tcov *cov = NULL;
 	xp_tcov_info info;
-	xp_err err;
 	int ret = -2, status = 2;
 
-	if (!d)
-		goto out;
-	err = xp_tcov_open(cl->profile, 1, &cov, &info, d);
-	tool_print_diags_q(PROG, d, err, cl->profile, quiet);
-	if (err) {
-		ret = -1;
-		goto out;
-	}
+	if (read_profiles(cl, &cov, &info) != 0)
+		return 2;
+	res->mtime = info.has_mtime ? info.mtime_sec : 0;
 	if (!(res->rs = calloc((size_t)cl->nsrcs, sizeof *res->rs)) ||
 	    (cl->outname &&
 	     !(res->allmem = open_memstream(&res->allbuf, &res->alllen))))
@@ -730,7 +865,6 @@ out:
 	if (ret == -2)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	xp_tcov_free(cov);
-	xp_diags_free(d);
 	return status;
 }
 
@@ -741,21 +875,29 @@ int main(int argc, char **argv)
 	int status;
 
 	tool_catch_sigbus(PROG);
-	if (!(cl.maps = calloc((size_t)argc, sizeof *cl.maps))) {
+	cl.maps = calloc((size_t)argc, sizeof *cl.maps);
+	cl.profiles = calloc((size_t)argc, sizeof *cl.profiles);
+	cl.profile_bufs = calloc((size_t)argc, sizeof *cl.profile_bufs);
+	if (!cl.maps || !cl.profiles || !cl.profile_bufs) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-		return 2;
-	}
-	if ((status = parse_cmdline(&cl, argc, argv)) < 0)
+		status = 2;
+	} else if ((status = parse_cmdline(&cl, argc, argv)) < 0) {
 		status = run(&cl, &res);
+	}
 	if (res.allmem)
 		fclose(res.allmem);
 	free(res.allbuf);
 	for (size_t i = 0; i < res.nrs; i++) {
-		free(res.rs[i].abs);
+		free(res.rs[i].text);
+		xp_tcov_src_free(&res.rs[i].src);
 		free(res.rs[i].listing);
 	}
 	free(res.rs);
-	free(cl.profile_buf);
+	for (int i = 0; cl.profile_bufs && i < argc; i++)
+		free(cl.profile_bufs[i]);
+	free(cl.profile_bufs);
+	free(cl.profiles);
+	free(cl.profiles_text);
 	free(cl.maps);
 	return status;
 }

@@ -10,7 +10,8 @@
 #  - merging: sums, weights, --rescale, and a profile whose executable
 #    was loaded elsewhere (rebased, not mixed);
 #  - live: a program built with -lprofiler is profiled twice; xprof_show
-#    must print what google-pprof --text (and --lines) prints, also with
+#    must print what google-pprof --text (and --lines) prints, and its
+#    folded stacks what google-pprof --collapsed prints, also with
 #    a sample added in shared libraries, and for a C++ program; the same
 #    programs and tests/cpuprof/inline.c at -O0 and at -O2, where the
 #    frames of inlined calls count as google-pprof counts them; the merged
@@ -227,8 +228,17 @@ for i in 1 2 3; do
 		./fibprog 29 >/dev/null 2>&1
 done
 # pprof_same NAME EXE PROFILE: xprof_show prints what google-pprof --text
-# and --text --lines print (ours.txt keeps the plain report).
+# and --text --lines print (ours.txt keeps the plain report), and its
+# folded stacks are google-pprof --collapsed's lines, in sorted order.
 pprof_same() {
+	google-pprof --collapsed "$2" "$3" 2>/dev/null | LC_ALL=C sort >pp.txt
+	if "$SHOW" --format=folded -e "$2" "$3" >ours.txt 2>err &&
+	    [ -s pp.txt ] && cmp -s pp.txt ours.txt; then
+		pass "$1-folded"
+	else
+		fail "$1-folded" "differs from google-pprof --collapsed"
+		diff pp.txt ours.txt | head -4 | cut -c 1-200 >&2
+	fi
 	for mode in --lines ""; do
 		google-pprof --text $mode "$2" "$3" >pp.txt 2>/dev/null
 		if "$SHOW" $mode -e "$2" "$3" >ours.txt 2>err &&

@@ -18,6 +18,9 @@
 #    functions (expected outputs in expect/, the build directory's path
 #    replaced by @DIR@).
 #
+# The report's procedures are also what go tool pprof -top reads in the
+# pprof export, and folded stacks are refused.
+#
 # Environment: ATOB, BTOA, MERGE, SHOW, TCOV, XP_BUILD, SRCDIR, TMPDIR
 # (see tests/run.sh).  XP_DCPI_UPDATE=1 rewrites the expected files from
 # the actual results (review the diff before keeping it).
@@ -249,6 +252,31 @@ else
 	show_case json --format=json --lines -e hot p.prof
 	show_case summed -e hot p.prof p.prof
 	show_case call-graph --call-graph -e hot p.prof
+	# The pprof export: go tool pprof -top gives every procedure of the
+	# report with its samples, and the samples in procedures in all.
+	(cd "$f" && "$SHOW" -n 100 -e hot p.prof > report 2>/dev/null &&
+	    "$SHOW" --format=pprof -o p.pb.gz -e hot p.prof 2>/dev/null)
+	awk '/^Hottest procedures/ { p = 1; getline; next } /^$/ { p = 0 }
+	    p { print $1, $4 } /^in procedures:/ { print "total", $3 }' \
+	    "$f/report" | LC_ALL=C sort > "$f/want"
+	go tool pprof -top -nodefraction=0 "$f/p.pb.gz" 2>/dev/null | awk '
+	    p { print $1, $6 } $1 == "flat" { p = 1 }
+	    /^Showing nodes/ { print "total", $8 }' | LC_ALL=C sort > "$f/got"
+	if [ "$(wc -l < "$f/want")" -gt 1 ] && cmp -s "$f/want" "$f/got"; then
+		pass dcpi-export-pprof
+	else
+		fail dcpi-export-pprof "go tool pprof -top differs from the report"
+		diff "$f/want" "$f/got" >&2
+	fi
+	(cd "$f" && "$SHOW" --format=folded -e hot p.prof > out 2>&1)
+	echo "status $?" >> "$f/out"
+	if [ "$(cat "$f/out")" = "xprof_show: p.prof: a DCPI profile has no \
+call stacks to fold
+status 2" ]; then
+		pass dcpi-export-folded-refused
+	else
+		fail dcpi-export-folded-refused "$(cat "$f/out")"
+	fi
 	gen "$f/nopath.prof" "-S 0x10:7"
 	show_case no-image nopath.prof
 	gen "$f/notstart.prof" "-S 0x10:7"

@@ -149,6 +149,9 @@ typedef struct {
 	uint32_t name, file, obj;  /* pool ids; UINT32_MAX: none */
 	uint32_t full;     /* the routine's tagged name, when it named it */
 	uint32_t disp;     /* the name shown: name, or name@address */
+	uint32_t lname;    /* pprof's full name (demangled, not shortened,
+	                    * or the table's tagged one); not when keyed or
+	                    * unknown */
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */
@@ -192,6 +195,10 @@ xp_err xp_cp_offset_names(const xp_cpuprof *p, xp_cp_an *an);
 /* Whether frame a (slot bytes wide) of a chain counts: not a skipped
  * address nor one of the profiler's own functions; *x gets its addrinfo. */
 int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
+
+/* The module's export entry (export.c). */
+xp_err xp_cp_export(const void *m, xp_export_kind k, const xp_export_opts *o,
+                    const char *name, xp_xs *x, xp_diags *d);
 
 /* The module's report entry (report.c). */
 xp_err xp_cp_report_new(const void *m, const xp_report_opts *o, const char *name,

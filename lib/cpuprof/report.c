@@ -187,13 +187,23 @@ static xp_err function_name(symctx *c, objent *o, uint64_t sa,
 	if (full != NULL) {
 		dem = xp_sym_demangle(o->sym, full);
 		func = xp_cp_short_name(dem != NULL ? dem : full);
-		free(dem);
-		if (func == NULL)
+		if (func == NULL) {
+			free(dem);
 			return XP_E_NOMEM;
+		}
 		if (nm != NULL && strncmp(nm, func, strlen(func)) == 0) {
 			free(func);
 			func = NULL;
 		}
+	}
+	/* pprof's full name (its --collapsed stacks): addr2line's, else the
+	 * table's. */
+	err = func != NULL ? intern(c->sp, dem != NULL ? dem : full, &ai->lname)
+	      : nm != NULL ? intern(c->sp, nm, &ai->lname) : XP_E_OK;
+	free(dem);
+	if (err != XP_E_OK) {
+		free(func);
+		return err;
 	}
 	if (func == NULL && nm == NULL) {
 		ai->unknown = 1;

@@ -11,6 +11,7 @@
 #define XP_DCPI_IMPL_H
 
 #include "base/internal.h"
+#include "export/xs.h"
 #include "xprof_dcpi.h"
 
 /* One header line: its kind and where its bytes are in hdr. */
@@ -103,5 +104,10 @@ xp_err xp_dcpi_report_new(const void *m, const xp_report_opts *o,
                               const char *name, void **handle,
                               const void **model, xp_diags *d);
 void xp_dcpi_report_free(void *handle);
+/* The conversion to feedback the report was made from. */
+const xp_fb *xp_dcpi_report_fb(const xp_dcpi_report *r);
+xp_err xp_dcpi_export(const void *m, xp_export_kind k,
+                      const xp_export_opts *o, const char *name, xp_xs *x,
+                      xp_diags *d);
 
 #endif

@@ -144,6 +144,11 @@ xp_err xp_dcpi_report_new(const void *mv, const xp_report_opts *o,
 	return XP_E_OK;
 }
 
+const xp_fb *xp_dcpi_report_fb(const xp_dcpi_report *r)
+{
+	return r->fb;
+}
+
 uint64_t xp_dcpi_report_samples(const xp_dcpi_report *r)
 {
 	return r->samples;

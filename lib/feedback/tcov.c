@@ -9,7 +9,9 @@
  * block counts are worked out from the counters (see solve_counts()), and
  * every source mapping tuple gives a raw.  Finishing a coverage then
  * sorts the raws, gives each block the largest count any raw gives it,
- * and builds per source file the tables of xprof_tcov.h.
+ * and builds per source file the tables of xprof_tcov.h.  The edges give
+ * branches besides: every outgoing edge of a block that has two or more
+ * is one, with its count, placed where the block ends (its last tuple).
  *
  * Sun's split data (run time counters in tcovd, blocks, edges and tuples
  * per object file in objfd) is read by laying the counters of a procedure
@@ -24,8 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/internal.h"
-#include "xprof_tcov.h"
+#include "feedback/tcov_int.h"
 
 /* ------------------------------------------------------------------ */
 /* Raw records and the builder                                         */
@@ -40,26 +41,23 @@ typedef struct {
 	uint64_t count;
 } raw;
 
+/* A branch: an outgoing edge of a deciding block, at its line. */
+typedef struct {
+	uint32_t file, objfile, proc;  /* strings */
+	uint32_t block, edge, line;
+	uint64_t bcount, count;
+} braw;
+
 typedef struct {
 	xp_strpool sp;
 	raw *v;
 	size_t n, cap;
+	braw *bv;
+	size_t bn, bcap;
+	int no_lines;  /* procedures give branches only */
 } builder;
 
-struct xp_tcov {
-	xp_strpool sp;
-	size_t n_files;
-	xp_tcov_file *files;
-	xp_tcov_block *blocks;
-	xp_tcov_line *lines;
-	xp_tcov_func *funcs;
-	xp_tcov_loc *locs;
-};
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
+#define sat_add xp_tcov_sat_add
 
 static xp_err intern(builder *b, const char *s, uint32_t *out)
 {
@@ -80,10 +78,25 @@ static xp_err add_raw(builder *b, const raw *r)
 	return XP_E_OK;
 }
 
+static xp_err add_braw(builder *b, const braw *r)
+{
+	if (b->bn == b->bcap) {
+		size_t cap = b->bcap ? b->bcap * 2 : 64;
+		braw *v = realloc(b->bv, cap * sizeof *v);
+		if (!v)
+			return XP_E_NOMEM;
+		b->bv = v;
+		b->bcap = cap;
+	}
+	b->bv[b->bn++] = *r;
+	return XP_E_OK;
+}
+
 static void builder_free(builder *b)
 {
 	xp_strpool_free(&b->sp);
 	free(b->v);
+	free(b->bv);
 	memset(b, 0, sizeof *b);
 }
 
@@ -127,7 +140,9 @@ static xp_err add_srcfiles(builder *b, const xp_fb *fb)
  * conservation, as far as it goes: a block whose incoming (or outgoing)
  * edges are all known is their sum, and a known block with exactly one
  * unknown incoming (or outgoing) edge gives that edge the difference.
- * Blocks still unknown at the end count 0.
+ * Blocks still unknown at the end count 0, and so do edges: ecount[i]
+ * is the count of the i-th edge of the procedure (0 for an edge whose
+ * ends are not blocks of it).
  *
  * The entry block, B1, is also entered by the procedure's calls, which
  * no edge records: its incoming side always has that unknown, so it never
@@ -136,7 +151,7 @@ static xp_err add_srcfiles(builder *b, const xp_fb *fb)
  */
 static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
                            const uint64_t *cval, uint32_t ncval,
-                           uint64_t *bcount)
+                           uint64_t *bcount, uint64_t *ecount)
 {
 	uint32_t nb = p->n_blocks, ne = p->n_edges;
 	xp_err err = XP_E_NOMEM;
@@ -149,7 +164,9 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 	uint32_t *outoff = calloc((size_t)nb + 2, sizeof *outoff);
 	uint32_t *inv = calloc((size_t)ne + 1, sizeof *inv);
 	uint32_t *outv = calloc((size_t)ne + 1, sizeof *outv);
-	if (!bk || !ek || !ec || !e || !inoff || !outoff || !inv || !outv)
+	uint32_t *eorig = calloc((size_t)ne + 1, sizeof *eorig);
+	if (!bk || !ek || !ec || !e || !inoff || !outoff || !inv || !outv ||
+	    !eorig)
 		goto out;
 
 	for (uint32_t i = 0; i <= nb; i++)
@@ -169,6 +186,7 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 		if (x.from == 0 || x.from > nb || x.to == 0 || x.to > nb)
 			continue;
 		e[m] = x;
+		eorig[m] = i;
 		if (x.counter != 0) {
 			ek[m] = 1;
 			ec[m] = x.counter <= ncval ? cval[x.counter] : 0;
@@ -228,31 +246,83 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 			}
 		}
 	}
+	memset(ecount, 0, (size_t)ne * sizeof *ecount);
+	for (uint32_t i = 0; i < m; i++)
+		ecount[eorig[i]] = ek[i] ? ec[i] : 0;
 	err = XP_E_OK;
 out:
-	XP_FREE(bk, ek, ec, e, inoff, outoff, inv, outv);
+	XP_FREE(bk, ek, ec, e, inoff, outoff, inv, outv, eorig);
 	return err;
 }
 
 /*
- * The raws of one procedure of structure fb sfb.  Its counter values come
- * from cproc of cfb (NULL: none, every counter counts 0).  *cur is the
- * source file of the previous tuple of the object file (UINT32_MAX:
- * none yet), as the tuples without a file need it.
+ * The branches of a procedure: one per outgoing edge of each block that
+ * has two or more usable ones, at the block's end (endfile[id],
+ * endline[id]: its last tuple; UINT32_MAX: none, and no branch).
+ */
+static xp_err add_branches(builder *b, const xp_fb *fb, const xp_proc *p,
+                           const braw *proto, const uint64_t *bcount,
+                           const uint64_t *ecount, const uint32_t *endfile,
+                           const uint32_t *endline)
+{
+	uint32_t nb = p->n_blocks;
+	uint32_t *nout = calloc((size_t)nb + 1, sizeof *nout);
+	uint32_t *seen = calloc((size_t)nb + 1, sizeof *seen);
+	xp_err err = XP_E_NOMEM;
+	if (!nout || !seen)
+		goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < p->n_edges; i++) {
+			xp_edge x;
+			xp_fb_edge(fb, p->first_edge + i, &x);
+			if (x.from == 0 || x.from > nb || x.to == 0 || x.to > nb)
+				continue;
+			if (pass == 0) {
+				nout[x.from]++;
+				continue;
+			}
+			if (nout[x.from] < 2 || endfile[x.from] == UINT32_MAX)
+				continue;
+			braw r = *proto;
+			r.file = endfile[x.from];
+			r.line = endline[x.from];
+			r.block = x.from;
+			r.edge = seen[x.from]++;
+			r.bcount = bcount[x.from];
+			r.count = ecount[i];
+			if ((err = add_braw(b, &r)))
+				goto out;
+		}
+	}
+	err = XP_E_OK;
+out:
+	XP_FREE(nout, seen);
+	return err;
+}
+
+/*
+ * The raws and branches of one procedure of structure fb sfb.  Its
+ * counter values come from cproc of cfb (NULL: none, every counter counts
+ * 0).  *cur is the source file of the previous tuple of the object file
+ * (UINT32_MAX: none yet), as the tuples without a file need it.
  */
 static xp_err add_proc(builder *b, const xp_fb *sfb, const xp_proc *sp,
                        uint32_t objfile, const xp_fb *cfb,
                        const xp_proc *cproc, uint32_t *cur)
 {
-	uint32_t ncval = sp->n_counters;
+	uint32_t ncval = sp->n_counters, nb = sp->n_blocks;
 	if (cproc && cproc->n_counters > ncval)
 		ncval = cproc->n_counters;
 	uint64_t *cval = calloc((size_t)ncval + 1, sizeof *cval);
-	uint64_t *bcount = calloc((size_t)sp->n_blocks + 1, sizeof *bcount);
+	uint64_t *bcount = calloc((size_t)nb + 1, sizeof *bcount);
+	uint64_t *ecount = calloc((size_t)sp->n_edges + 1, sizeof *ecount);
+	uint32_t *endfile = malloc(((size_t)nb + 1) * sizeof *endfile);
+	uint32_t *endline = calloc((size_t)nb + 1, sizeof *endline);
 	xp_err err = XP_E_NOMEM;
-	uint32_t proc;
-	if (!cval || !bcount)
+	braw proto = {.objfile = objfile};
+	if (!cval || !bcount || !ecount || !endfile || !endline)
 		goto out;
+	memset(endfile, 0xff, ((size_t)nb + 1) * sizeof *endfile);
 	if (cproc) {
 		for (uint32_t i = 0; i < cproc->n_counters; i++) {
 			xp_counter c;
@@ -261,9 +331,9 @@ static xp_err add_proc(builder *b, const xp_fb *sfb, const xp_proc *sp,
 				cval[c.id] = c.value;
 		}
 	}
-	if ((err = solve_counts(sfb, sp, cval, ncval, bcount)))
+	if ((err = solve_counts(sfb, sp, cval, ncval, bcount, ecount)))
 		goto out;
-	if ((err = intern(b, xp_fb_str(sfb, sp->name), &proc)))
+	if ((err = intern(b, xp_fb_str(sfb, sp->name), &proto.proc)))
 		goto out;
 	for (uint32_t i = 0; i < sp->n_tuples; i++) {
 		xp_tuple t;
@@ -272,11 +342,15 @@ static xp_err add_proc(builder *b, const xp_fb *sfb, const xp_proc *sp,
 		if (t.srcfile != XP_NOSTR &&
 		    (err = intern(b, xp_fb_str(sfb, t.srcfile), cur)))
 			goto out;
-		if (*cur == UINT32_MAX || t.block == 0 || t.block > sp->n_blocks)
+		if (*cur == UINT32_MAX || t.block == 0 || t.block > nb)
+			continue;
+		endfile[t.block] = *cur;
+		endline[t.block] = t.line;
+		if (b->no_lines)
 			continue;
 		r.file = *cur;
 		r.objfile = objfile;
-		r.proc = proc;
+		r.proc = proto.proc;
 		r.block = t.block;
 		r.line = t.line;
 		r.col = t.col;
@@ -284,10 +358,10 @@ static xp_err add_proc(builder *b, const xp_fb *sfb, const xp_proc *sp,
 		if ((err = add_raw(b, &r)))
 			goto out;
 	}
-	err = XP_E_OK;
+	err = add_branches(b, sfb, sp, &proto, bcount, ecount, endfile,
+	                   endline);
 out:
-	free(cval);
-	free(bcount);
+	XP_FREE(cval, bcount, ecount, endfile, endline);
 	return err;
 }
 
@@ -362,15 +436,6 @@ static int cmp_fblock(const void *a, const void *b)
 	CMP(x->objfile, y->objfile);
 	CMP(x->proc, y->proc);
 	CMP(x->id, y->id);
-	return 0;
-}
-
-static int cmp_loc(const void *a, const void *b)
-{
-	const xp_tcov_loc *x = a, *y = b;
-	CMP(x->line, y->line);
-	CMP(x->col, y->col);
-	CMP(x->block, y->block);
 	return 0;
 }
 
@@ -461,7 +526,7 @@ static void put_locs(xp_tcov *c, const raw *r, size_t n, const uint32_t *pos,
 		locs[i].col = r[i].col;
 		locs[i].block = pos[k];
 	}
-	xp_qsort(locs, n, sizeof *locs, cmp_loc);
+	xp_qsort(locs, n, sizeof *locs, xp_tcov_cmp_loc);
 	f->locs = locs;
 	f->n_locs = n;
 	*nloc_at += n;
@@ -571,6 +636,93 @@ static void put_funcs(xp_tcov *c, const uint32_t *names, const fblock *fb,
 	*nf_at += nf;
 }
 
+static int cmp_braw_key(const void *a, const void *b)
+{
+	const braw *x = a, *y = b;
+	CMP(x->file, y->file);
+	CMP(x->objfile, y->objfile);
+	CMP(x->proc, y->proc);
+	CMP(x->block, y->block);
+	CMP(x->edge, y->edge);
+	return 0;
+}
+
+/* By file, line, procedure, block, edge: the order of a file's
+ * branches, object files last. */
+static int cmp_braw_line(const void *a, const void *b)
+{
+	const braw *x = a, *y = b;
+	CMP(x->file, y->file);
+	CMP(x->line, y->line);
+	CMP(x->proc, y->proc);
+	CMP(x->block, y->block);
+	CMP(x->edge, y->edge);
+	CMP(x->objfile, y->objfile);
+	return 0;
+}
+
+/*
+ * The branches of every file (files[i] has the file rank frank[i]), from
+ * v[0..n), strings ranked.  Records of one branch of one object file
+ * give it the largest counts among them, as blocks take theirs; the
+ * branches of one procedure in several object files are summed.
+ * Branches in files without blocks are left out.
+ */
+static xp_err put_branches(xp_tcov *c, braw *v, size_t n,
+                           const uint32_t *names, const uint32_t *frank)
+{
+	size_t k = 0, at = 0, fi = 0;
+	xp_qsort(v, n, sizeof *v, cmp_braw_key);
+	for (size_t i = 0; i < n; i++) {
+		braw *last = k > 0 ? &v[k - 1] : NULL;
+		if (last && cmp_braw_key(last, &v[i]) == 0) {
+			if (v[i].count > last->count)
+				last->count = v[i].count;
+			if (v[i].bcount > last->bcount)
+				last->bcount = v[i].bcount;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	xp_qsort(v, k, sizeof *v, cmp_braw_line);
+	if (!(c->branches = calloc(k ? k : 1, sizeof *c->branches)))
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < k; i++) {
+		while (fi < c->n_files && frank[fi] < v[i].file)
+			fi++;
+		if (fi == c->n_files || frank[fi] != v[i].file)
+			continue;
+		xp_tcov_file *f = &c->files[fi];
+		xp_tcov_branch *br = &c->branches[at];
+		if (f->n_branches == 0)
+			f->branches = br;
+		const braw *p = i > 0 ? &v[i - 1] : NULL;
+		if (f->n_branches > 0 && p->line == v[i].line &&
+		    p->proc == v[i].proc && p->block == v[i].block &&
+		    p->edge == v[i].edge) {
+			br[-1].count = sat_add(br[-1].count, v[i].count);
+			br[-1].block_count = sat_add(br[-1].block_count,
+			                             v[i].bcount);
+			continue;
+		}
+		br->line = v[i].line;
+		br->proc = xp_strpool_str(&c->sp, names[v[i].proc]);
+		br->block = v[i].block;
+		br->edge = v[i].edge;
+		br->block_count = v[i].bcount;
+		br->count = v[i].count;
+		f->n_branches++;
+		at++;
+	}
+	for (size_t i = 0; i < c->n_files; i++) {
+		xp_tcov_file *f = &c->files[i];
+		for (size_t j = 0; j < f->n_branches; j++)
+			if (f->branches[j].count > 0)
+				f->n_branches_hit++;
+	}
+	return XP_E_OK;
+}
+
 /*
  * Builds the tables of one file from its raws r[0..n) (sorted by key,
  * then line, col; duplicates removed).  Fills f and appends to the
@@ -614,7 +766,7 @@ static xp_err finish(builder *b, xp_tcov **out)
 	xp_err err = XP_E_NOMEM;
 	xp_tcov *c = calloc(1, sizeof *c);
 	named *nm = NULL;
-	uint32_t *rank = NULL, *names = NULL;
+	uint32_t *rank = NULL, *names = NULL, *frank = NULL;
 	size_t nfiles = 0;
 	if (!c)
 		goto fail;
@@ -641,6 +793,11 @@ static xp_err finish(builder *b, xp_tcov **out)
 		b->v[i].file = rank[b->v[i].file];
 		b->v[i].objfile = rank[b->v[i].objfile];
 		b->v[i].proc = rank[b->v[i].proc];
+	}
+	for (size_t i = 0; i < b->bn; i++) {
+		b->bv[i].file = rank[b->bv[i].file];
+		b->bv[i].objfile = rank[b->bv[i].objfile];
+		b->bv[i].proc = rank[b->bv[i].proc];
 	}
 
 	/* A block's count is the largest any record gives it. */
@@ -669,13 +826,16 @@ static xp_err finish(builder *b, xp_tcov **out)
 	c->lines = calloc(n ? n : 1, sizeof *c->lines);
 	c->funcs = calloc(n ? n : 1, sizeof *c->funcs);
 	c->locs = calloc(n ? n : 1, sizeof *c->locs);
-	if (!c->files || !c->blocks || !c->lines || !c->funcs || !c->locs)
+	frank = calloc(nfiles ? nfiles : 1, sizeof *frank);
+	if (!c->files || !c->blocks || !c->lines || !c->funcs || !c->locs ||
+	    !frank)
 		goto fail;
 	size_t nb_at = 0, nl_at = 0, nf_at = 0, nloc_at = 0, fi = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j < n && b->v[j].file == b->v[i].file)
 			j++;
+		frank[fi] = b->v[i].file;
 		xp_tcov_file *f = &c->files[fi++];
 		f->path = xp_strpool_str(&c->sp, names[b->v[i].file]);
 		if ((err = build_file(c, b->v + i, j - i, names, f, &nb_at, &nl_at,
@@ -684,12 +844,14 @@ static xp_err finish(builder *b, xp_tcov **out)
 		i = j;
 	}
 	c->n_files = nfiles;
-	XP_FREE(nm, rank, names);
+	if ((err = put_branches(c, b->bv, b->bn, names, frank)))
+		goto fail;
+	XP_FREE(nm, rank, names, frank);
 	builder_free(b);
 	*out = c;
 	return XP_E_OK;
 fail:
-	XP_FREE(nm, rank, names);
+	XP_FREE(nm, rank, names, frank);
 	builder_free(b);
 	xp_tcov_free(c);
 	return err;
@@ -831,25 +993,27 @@ static xp_err add_objfile_split(builder *b, const xp_fb *sfb, uint32_t so,
 	return err;
 }
 
-xp_err xp_tcov_combine(const xp_fb *tcovd, const xp_fb *const *objfd,
-                       size_t n, const char *dir, xp_tcov **out,
-                       xp_diags *d)
+/*
+ * Adds to b what the run time data tcovd with the compilation data
+ * objfd[0..n) gives (xp_tcov_combine()); with b->no_lines, only the
+ * branches of their procedures.
+ */
+static xp_err combine_into(builder *b, const xp_fb *tcovd,
+                           const xp_fb *const *objfd, size_t n,
+                           const char *dir, xp_diags *d)
 {
-	builder b;
-	xp_err err;
+	xp_err err = XP_E_OK;
 	uint32_t no = xp_fb_count(tcovd, XP_T_OBJFILES);
 	unsigned char *covered = calloc(no ? no : 1, 1);
-	memset(&b, 0, sizeof b);
-	*out = NULL;
 	if (!covered)
 		return XP_E_NOMEM;
-	if ((err = add_srcfiles(&b, tcovd)))
-		goto fail;
+	if (!b->no_lines && (err = add_srcfiles(b, tcovd)))
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (!objfd[i])
 			continue;
-		if ((err = add_srcfiles(&b, objfd[i])))
-			goto fail;
+		if (!b->no_lines && (err = add_srcfiles(b, objfd[i])))
+			goto out;
 		uint32_t nso = xp_fb_count(objfd[i], XP_T_OBJFILES);
 		for (uint32_t so = 0; so < nso; so++) {
 			xp_objfile of;
@@ -858,9 +1022,9 @@ xp_err xp_tcov_combine(const xp_fb *tcovd, const xp_fb *const *objfd,
 			                                 xp_fb_str(objfd[i], of.path));
 			if (co != UINT32_MAX)
 				covered[co] = 1;
-			if ((err = add_objfile_split(&b, objfd[i], so, tcovd, co, dir,
+			if ((err = add_objfile_split(b, objfd[i], so, tcovd, co, dir,
 			                             d)))
-				goto fail;
+				goto out;
 		}
 	}
 	/* Run time data without compilation data: what it holds itself. */
@@ -868,23 +1032,62 @@ xp_err xp_tcov_combine(const xp_fb *tcovd, const xp_fb *const *objfd,
 		if (covered[o])
 			continue;
 		xp_objfile of;
-		size_t before = b.n;
+		size_t before = b->n;
 		xp_fb_objfile(tcovd, o, &of);
-		if ((err = add_objfile_self(&b, tcovd, o)))
-			goto fail;
-		if (b.n == before)
+		if ((err = add_objfile_self(b, tcovd, o)))
+			goto out;
+		if (b->n == before && !b->no_lines)
 			xp_diag_warn(d, dir,
 			             "%s: no compilation data (objfd) and no source "
 			             "mapping in the run time data; its counts are "
 			             "not mapped to source lines",
 			             xp_fb_str(tcovd, of.path));
 	}
+out:
 	free(covered);
-	return finish(&b, out);
-fail:
-	free(covered);
-	builder_free(&b);
 	return err;
+}
+
+xp_err xp_tcov_combine(const xp_fb *tcovd, const xp_fb *const *objfd,
+                       size_t n, const char *dir, xp_tcov **out,
+                       xp_diags *d)
+{
+	builder b;
+	xp_err err;
+	memset(&b, 0, sizeof b);
+	*out = NULL;
+	if ((err = combine_into(&b, tcovd, objfd, n, dir, d))) {
+		builder_free(&b);
+		return err;
+	}
+	return finish(&b, out);
+}
+
+/*
+ * The coverage of test coverage source data sd (its lines and blocks, as
+ * they are) with the branches of the procedures of tcovd and objfd, which
+ * sd cannot hold.  Their warnings were given when sd was made from them.
+ */
+static xp_err srcdata_with_branches(const xp_fb *sd, const xp_fb *tcovd,
+                                    const xp_fb *const *objfd, size_t n,
+                                    const char *dir, xp_tcov **out)
+{
+	builder b;
+	xp_diags *quiet = xp_diags_new(0);
+	xp_err err = quiet ? XP_E_OK : XP_E_NOMEM;
+	memset(&b, 0, sizeof b);
+	*out = NULL;
+	if (!err)
+		err = add_srcfiles(&b, sd);
+	b.no_lines = 1;
+	if (!err)
+		err = combine_into(&b, tcovd, objfd, n, dir, quiet);
+	xp_diags_free(quiet);
+	if (err) {
+		builder_free(&b);
+		return err;
+	}
+	return finish(&b, out);
 }
 
 void xp_tcov_free(xp_tcov *c)
@@ -892,7 +1095,8 @@ void xp_tcov_free(xp_tcov *c)
 	if (!c)
 		return;
 	xp_strpool_free(&c->sp);
-	XP_FREE(c->files, c->blocks, c->lines, c->funcs, c->locs, c);
+	XP_FREE(c->files, c->blocks, c->lines, c->funcs, c->locs, c->branches,
+	        c);
 }
 
 size_t xp_tcov_n_files(const xp_tcov *c)
@@ -1021,6 +1225,12 @@ static int cmp_top(const void *a, const void *b)
 xp_err xp_tcov_top(const xp_tcov_file *f, size_t n, size_t **out,
                    size_t *count)
 {
+	return xp_tcov_top_in(f, NULL, n, out, count);
+}
+
+xp_err xp_tcov_top_in(const xp_tcov_file *f, const unsigned char *in,
+                      size_t n, size_t **out, size_t *count)
+{
 	uint64_t *v = calloc(f->n_blocks ? f->n_blocks * 2 : 1, sizeof *v);
 	size_t k = 0;
 	*out = NULL;
@@ -1028,7 +1238,7 @@ xp_err xp_tcov_top(const xp_tcov_file *f, size_t n, size_t **out,
 	if (!v)
 		return XP_E_NOMEM;
 	for (size_t i = 0; i < f->n_blocks; i++) {
-		if (f->blocks[i].count == 0)
+		if (f->blocks[i].count == 0 || (in && !in[i]))
 			continue;
 		v[2 * k] = f->blocks[i].count;
 		v[2 * k + 1] = i;
@@ -1242,13 +1452,20 @@ static xp_err tcov_of(const char *dir, xp_datatype t, xp_tcov **out,
 	return err;
 }
 
-/* The coverage of dir's tcovd data and the objfd files names[0..n). */
+/*
+ * The coverage of dir's tcovd data and the objfd files names[0..n); with
+ * fresh set, that of its tcovsd data (up to date with them) with their
+ * branches.
+ */
 static xp_err combine_tcovd(const char *dir, char **names, size_t n,
-                            xp_tcov **out, xp_tcov_info *info, xp_diags *d)
+                            int fresh, xp_tcov **out, xp_tcov_info *info,
+                            xp_diags *d)
 {
 	struct stat st;
-	xp_fb *tcovd = NULL, **objfd = NULL;
+	xp_fb *tcovd = NULL, *sd = NULL, **objfd = NULL;
 	xp_err err = xp_profdir_open(dir, XP_DT_TCOVD, NULL, &tcovd, d);
+	if (!err && fresh)
+		err = xp_profdir_open(dir, XP_DT_TCOVSD, NULL, &sd, d);
 	if (err)
 		goto out;
 	objfd = calloc(n ? n : 1, sizeof *objfd);
@@ -1269,13 +1486,19 @@ static xp_err combine_tcovd(const char *dir, char **names, size_t n,
 		if (stat(names[i], &st) == 0)
 			note_mtime(info, &st);
 	}
-	err = xp_tcov_combine(tcovd, (const xp_fb *const *)objfd, n, dir, out,
-	                      d);
+	if (fresh)
+		err = srcdata_with_branches(sd, tcovd,
+		                            (const xp_fb *const *)objfd, n, dir,
+		                            out);
+	else
+		err = xp_tcov_combine(tcovd, (const xp_fb *const *)objfd, n, dir,
+		                      out, d);
 out:
 	for (size_t i = 0; objfd && i < n; i++)
 		xp_fb_free(objfd[i]);
 	free(objfd);
 	xp_fb_free(tcovd);
+	xp_fb_free(sd);
 	return err;
 }
 
@@ -1324,15 +1547,12 @@ static xp_err open_dir(const char *dir, int update, xp_tcov **out,
 		if (!stale) {
 			info->source = XP_DT_TCOVSD;
 			note_mtime(info, &st_tcovd);
-			for (size_t i = 0; i < nnames; i++)
-				if (stat(names[i], &st) == 0)
-					note_mtime(info, &st);
-			err = tcov_of(dir, XP_DT_TCOVSD, out, d);
+			err = combine_tcovd(dir, names, nnames, 1, out, info, d);
 			goto out;
 		}
 		info->source = XP_DT_TCOVD;
 		note_mtime(info, &st_tcovd);
-		err = combine_tcovd(dir, names, nnames, out, info, d);
+		err = combine_tcovd(dir, names, nnames, 0, out, info, d);
 		if (!err && update)
 			update_tcovsd(dir, lock, *out, info, d);
 		goto out;

@@ -55,6 +55,10 @@ xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
 /* Whether the executable given is the one profiled (exe.c). */
 xp_err xp_gmon_check_exe(const void *m, const xp_sym *s, const char *exe,
                          const char *name, xp_diags *d);
+/* The module's export entry (export.c). */
+xp_err xp_gmon_export(const void *m, xp_export_kind k,
+                      const xp_export_opts *o, const char *name, xp_xs *x,
+                      xp_diags *d);
 
 /* The module's report entry (report.c). */
 xp_err xp_gmon_report_new(const void *m, const xp_report_opts *o,

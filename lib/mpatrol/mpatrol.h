@@ -11,6 +11,7 @@
 #define XP_MPATROL_IMPL_H
 
 #include "base/internal.h"
+#include "export/xs.h"
 #include "xprof_mpatrol.h"
 
 /* A layout: byte order and the sizes of integers and pointers. */
@@ -65,6 +66,15 @@ xp_err xp_mp_merge(void **acc, const void *in, double weight,
                 xp_diags *d);
 xp_err xp_mp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
                       xp_diags *d);
+
+/* The function of call site s as mprof names it without addresses: its
+ * symbol's name, or "0x" and the address in capitals, two digits per
+ * pointer byte, written to hex (40 bytes). */
+const char *xp_mp_site_fn(const xp_mpatrol *m, const xp_mpatrol_site *s,
+                          char *hex);
+/* The module's export entry (export.c). */
+xp_err xp_mp_export(const void *m, xp_export_kind k, const xp_export_opts *o,
+                    const char *name, xp_xs *x, xp_diags *d);
 
 /* The module's report entry (report.c): mprof's tables. */
 xp_err xp_mp_report_new(const void *m, const xp_report_opts *o, const char *name,

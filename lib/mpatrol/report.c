@@ -240,6 +240,17 @@ static xp_err order_sites(rctx *c)
 /* Names                                                               */
 /* ------------------------------------------------------------------ */
 
+const char *xp_mp_site_fn(const xp_mpatrol *m, const xp_mpatrol_site *s,
+                          char *hex)
+{
+	const char *name = xp_mpatrol_site_name(m, s);
+
+	if (name != NULL)
+		return name;
+	snprintf(hex, 40, "0x%0*" PRIX64, (int)m->ptr_size * 2, s->addr);
+	return hex;
+}
+
 /* The name of the site at pos as mprof prints it, interned once. */
 static xp_err site_name(rctx *c, size_t pos)
 {
@@ -253,9 +264,8 @@ static xp_err site_name(rctx *c, size_t pos)
 		return XP_E_OK;
 	if (name == NULL) {
 		char hex[40];
-		snprintf(hex, sizeof hex, "0x%0*" PRIX64,
-		         (int)c->m->ptr_size * 2, s->addr);
-		err = xp_strpool_intern(&c->r->names, hex, strlen(hex), &id);
+		name = xp_mp_site_fn(c->m, s, hex);
+		err = xp_strpool_intern(&c->r->names, name, strlen(name), &id);
 	} else {
 		off = (int64_t)(s->addr - xp_mpatrol_site_symaddr(c->m, s));
 		if (c->addresses && s->symbol != 0 && off != 0) {

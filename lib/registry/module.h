@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "base/internal.h"
+#include "export/xs.h"
 
 typedef struct xp_module {
 	const char *name;        /* "gmon": also the text form's file stem */
@@ -74,6 +75,15 @@ typedef struct xp_module {
 	 */
 	xp_err (*check_exe)(const void *m, const xp_sym *s, const char *exe,
 	                    const char *name, xp_diags *d);
+	/*
+	 * Fills x (zeroed) with what the export k of the model carries
+	 * (export/xs.h), computed by the module's report so that names and
+	 * totals are the report's; refuses (XP_E_INVAL, a diagnostic naming
+	 * name) the options that mean nothing for the format.
+	 */
+	xp_err (*export)(const void *m, xp_export_kind k,
+	                 const xp_export_opts *o, const char *name, xp_xs *x,
+	                 xp_diags *d);
 	/* The options of xp_report_opts the report takes (XP_REPORT_*:
 	 * exe always), and what refusals call it: "gprof's report of a
 	 * gmon.out" has no lines. */
@@ -89,9 +99,9 @@ const xp_module *xp_module_next(const xp_module *m);
 /*
  * The entry points of a module, named after one prefix P the same way in
  * every module: P_detect, P_detect_text, P_read, P_read_text, P_write,
- * P_write_text, P_merge, P_to_feedback, P_report_new, P_report_free and
- * P_free_model.  A module's descriptor is XP_MODULE_NAMES(...) and
- * XP_MODULE_ENTRIES(P).
+ * P_write_text, P_merge, P_to_feedback, P_report_new, P_report_free,
+ * P_export and P_free_model.  A module's descriptor is
+ * XP_MODULE_NAMES(...) and XP_MODULE_ENTRIES(P).
  */
 /*
  * A module's names: NAME (its folder), the stem of its XP_FMT_ constants,
@@ -111,7 +121,7 @@ const xp_module *xp_module_next(const xp_module *m);
 	.write = P##_write, .write_text = P##_write_text,                \
 	.merge = P##_merge, .to_feedback = P##_to_feedback,              \
 	.report = P##_report_new, .report_free = P##_report_free,        \
-	.free = P##_free_model
+	.export = P##_export, .free = P##_free_model
 
 /* The options of a report beyond exe (xp_module.report_takes). */
 #define XP_REPORT_LINES 0x1u

@@ -3,7 +3,8 @@
  * block counts worked out from edge counters, the line rules (leaders,
  * first block, nearest block above), the largest count winning, the
  * merging of procedures by name, the tcovsd round trip, the combination
- * of run time and compilation data, top blocks and path matching.
+ * of run time and compilation data, top blocks, path matching, branches
+ * from the edges and the union of several coverages.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -38,6 +39,23 @@ static xp_tcov *cov_of(const char *text)
 	CHECK_EQ(xp_tcov_new(fb, "t", &c, d), XP_E_OK);
 	xp_diags_free(d);
 	xp_fb_free(fb);
+	return c;
+}
+
+/* The coverage of text with one byte changed: that at offset off from
+ * the first occurrence of needle becomes ch ('\0': the text ends there). */
+static xp_tcov *cov_of_patched(const char *text, const char *needle,
+                               size_t off, char ch)
+{
+	char *t = strdup(text);
+	char *p = t ? strstr(t, needle) : NULL;
+	xp_tcov *c = NULL;
+	CHECK(p != NULL);
+	if (p) {
+		p[off] = ch;
+		c = cov_of(t);
+	}
+	free(t);
 	return c;
 }
 
@@ -113,15 +131,7 @@ static void test_flow(void)
 	/* With a counter on E3 too (counter 1, value 5), the loop closes:
 	 * B2 = E2 + E3 = 25, E7 = B2 - E1 = 20, B4 = E3 = 5, E5 = 5,
 	 * B5 = E4 + E5 = 25 (= E6 + E7). */
-	char *t = strdup(flow_text);
-	char *p = t ? strstr(t, "E3 0 B2 B4") : NULL;
-	CHECK(p != NULL);
-	if (p)
-		p[3] = '1';
-	if (!t)
-		return;
-	c = cov_of(t);
-	free(t);
+	c = cov_of_patched(flow_text, "E3 0 B2 B4", 3, '1');
 	if (!c)
 		return;
 	f = xp_tcov_file_at(c, 0);
@@ -460,6 +470,160 @@ out:
 	xp_diags_free(d);
 }
 
+/* The branches of f's line (at most 4), as "block.edge:count/block_count"
+ * joined by spaces, into buf. */
+static const char *branches_at(const xp_tcov_file *f, uint32_t line,
+                               char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < f->n_branches; i++) {
+		const xp_tcov_branch *b = &f->branches[i];
+		if (b->line != line)
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s:%u.%u:%llu/%llu",
+		                       at ? " " : "", b->proc, b->block, b->edge,
+		                       (unsigned long long)b->count,
+		                       (unsigned long long)b->block_count);
+		if (at >= len)
+			break;
+	}
+	return buf;
+}
+
+/*
+ * A block with two out-edges on /c.c line 12 in two object files (their
+ * counts summed), whose last tuple is in /h.h for the second, and a
+ * block with a single out-edge (no branch).
+ */
+static const char branch_text[] =
+	"PROFILE-FEEDBACK-DATA: 4.4 2 0 0 0\n"
+	"OBJFILE:/o.o 1 0 0 1 0x1 1\n"
+	"PROC: h 0x4 2 0 0 1 4 3 4\n"
+	"1 7\n"     /* B1 */
+	"2 3\n"     /* E1: B1 -> B2 */
+	"B1: 1\nB2: 0\nB3: 0\nB4: 0\n"
+	"E1 2 B1 B2\nE2 0 B1 B3\nE3 0 B2 B4\n"
+	"S1: B1 10 /c.c\nS2: B1 12\nS3: B2 13\nS4: B3 14\n"
+	"OBJFILE:/p.o 1 0 0 1 0x1 2\n"
+	"PROC: h 0x4 2 0 0 1 4 3 5\n"
+	"1 2\n"
+	"2 2\n"
+	"B1: 1\nB2: 0\nB3: 0\nB4: 0\n"
+	"E1 2 B1 B2\nE2 0 B1 B3\nE3 0 B2 B4\n"
+	"S1: B1 10 /c.c\nS2: B1 12\nS3: B2 13\nS4: B3 14\n"
+	"S5: B1 3 /h.h\n";
+
+static void test_branches(void)
+{
+	char buf[200];
+	/* The loop of flow_text with a counter on E3: B2 (line 2) goes to
+	 * B3 (E2, 20) or B4 (E3, 5); B5 (line 5) to B6 (E6, 5) or back to
+	 * B2 (E7, 20). */
+	xp_tcov *c = cov_of_patched(flow_text, "E3 0 B2 B4", 3, '1');
+	const xp_tcov_file *f;
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_EQ(f->n_branches, 4);
+	CHECK_EQ(f->n_branches_hit, 4);
+	CHECK_STR(branches_at(f, 2, buf, sizeof buf), "f:2.0:20/25 f:2.1:5/25");
+	CHECK_STR(branches_at(f, 5, buf, sizeof buf), "f:5.0:5/25 f:5.1:20/25");
+	CHECK_STR(branches_at(f, 1, buf, sizeof buf), "");
+	xp_tcov_free(c);
+
+	/* The back edge of loop_entry_text: B2 -> B1 9 times, B3 once. */
+	c = cov_of(loop_entry_text);
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(branches_at(f, 2, buf, sizeof buf), "g:2.0:9/10 g:2.1:1/10");
+	xp_tcov_free(c);
+
+	/* /o.o: B1 7, E1 3, E2 4; /p.o: B1 2, E1 2, E2 0 and its B1 ends in
+	 * /h.h.  Line 12 of /c.c: /o.o's only. */
+	c = cov_of(branch_text);
+	if (!c)
+		return;
+	CHECK_EQ(xp_tcov_n_files(c), 2);
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(f->path, "/c.c");
+	CHECK_STR(branches_at(f, 12, buf, sizeof buf), "h:1.0:3/7 h:1.1:4/7");
+	CHECK_EQ(f->n_branches, 2);
+	f = xp_tcov_file_at(c, 1);
+	CHECK_STR(f->path, "/h.h");
+	CHECK_STR(branches_at(f, 3, buf, sizeof buf), "h:1.0:2/2 h:1.1:0/2");
+	CHECK_EQ(f->n_branches_hit, 1);
+	xp_tcov_free(c);
+
+	/* The same branch of two object files is one, counts summed. */
+	c = cov_of_patched(branch_text, "S5: B1 3 /h.h\n", 0, '\0');
+	if (!c)
+		return;
+	f = xp_tcov_file_at(c, 0);
+	CHECK_STR(branches_at(f, 12, buf, sizeof buf), "h:1.0:5/9 h:1.1:4/9");
+	xp_tcov_free(c);
+}
+
+/* A tcovsd text of /a.c: block B1 of f in object file obj, count n, at
+ * line 10, and B2 at line 12 (count m) when m is not negative. */
+static xp_tcov *srcdata(const char *obj, int n, int m)
+{
+	char t[400];
+	snprintf(t, sizeof t,
+	         "PROFILE-FEEDBACK-DATA: 4.4 0 0 0 1 tcovsd\n"
+	         "SRCFILE: /a.c %d\nSRCLINE: 10:1 1\nB1 %d f:%s\n", m < 0 ? 1 : 2,
+	         n, obj);
+	if (m >= 0)
+		snprintf(t + strlen(t), sizeof t - strlen(t),
+		         "SRCLINE: 12:1 1\nB2 %d f:%s\n", m, obj);
+	return cov_of(t);
+}
+
+static void test_union(void)
+{
+	/* One build in two runs: its blocks are the same, counts summed;
+	 * line 12 ran in the second only. */
+	xp_tcov *v[3] = {srcdata("/o1.o", 5, 0), srcdata("/o1.o", 3, 4),
+	                 srcdata("/o2.o", 7, -1)};
+	xp_tcov *u = NULL;
+	const xp_tcov_file *f;
+	if (!v[0] || !v[1] || !v[2])
+		goto out;
+	CHECK_EQ(xp_tcov_union((const xp_tcov *const *)v, 2, &u), XP_E_OK);
+	if (!u)
+		goto out;
+	CHECK_EQ(xp_tcov_n_files(u), 1);
+	f = xp_tcov_file_at(u, 0);
+	CHECK_EQ(f->n_blocks, 2);
+	CHECK_EQ_U64(block_count(f, "f", 1), 8);
+	CHECK_EQ_U64(block_count(f, "f", 2), 4);
+	CHECK_EQ(f->n_lines, 2);
+	CHECK_EQ(f->n_lines_hit, 2);
+	CHECK_EQ_U64(line_of(f, 12)->max, 4);
+	CHECK_EQ(f->n_funcs, 1);
+	CHECK_EQ_U64(f->funcs[0].count, 8);
+	xp_tcov_free(u);
+	u = NULL;
+
+	/* Another build's block on the same line stays apart, and the
+	 * line's counts are the sums (lcov -a), not the largest block's. */
+	CHECK_EQ(xp_tcov_union((const xp_tcov *const *)v + 1, 2, &u), XP_E_OK);
+	if (!u)
+		goto out;
+	f = xp_tcov_file_at(u, 0);
+	CHECK_EQ(f->n_blocks, 3);
+	CHECK_EQ(line_of(f, 10)->n_blocks, 2);
+	CHECK_EQ(line_of(f, 10)->n_leaders, 2);
+	CHECK_EQ_U64(line_of(f, 10)->max, 10);
+	CHECK_EQ_U64(line_of(f, 10)->count, 10);
+	CHECK_EQ_U64(f->sum, 3 + 4 + 7);
+out:
+	xp_tcov_free(u);
+	for (int i = 0; i < 3; i++)
+		xp_tcov_free(v[i]);
+}
+
 static void test_data(void)
 {
 	static const char *const dirs[] = {"tests/data/text", "tests/data/db",
@@ -489,6 +653,8 @@ int main(void)
 {
 	RUN(test_flow);
 	RUN(test_loop_entry);
+	RUN(test_branches);
+	RUN(test_union);
 	RUN(test_lines);
 	RUN(test_funcs);
 	RUN(test_combine);
