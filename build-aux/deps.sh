@@ -41,11 +41,13 @@ ar binutils
 # Cobertura and SonarQube exports; the CPU profile tests compare
 # with google-pprof and go tool pprof on programs (C and C++) they build
 # with -lprofiler; GNU make and ninja run the merge plans; strace kills a
-# tool at a chosen system call (tests/hostile.sh); make check-asan runs
-# the suite built by clang too; the gmon.out tests compare the function
-# coverage of a gcc -pg run with gcov's on the same program;
-# callgrind_annotate reads xprof_show's callgrind exports; jq checks that
-# JSON the tools write is valid.
+# tool at a chosen system call (tests/hostile.sh); rhash computes the
+# CRC-32C that merge manifests record and jq reads their JSON; make
+# check-asan runs the suite built by clang too; the gmon.out tests compare
+# the function coverage of a gcc -pg run with gcov's on the same program;
+# callgrind_annotate reads xprof_show's callgrind exports; the GCC
+# coverage tests build with every release whose files lib/gcov reads
+# (gcc-11, gcc-12) and compare with that release's gcov-tool.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -59,7 +61,6 @@ nm binutils
 objdump binutils
 objcopy binutils
 awk mawk
-jq jq
 genhtml lcov
 xmllint libxml2-utils
 google-pprof google-perftools
@@ -68,9 +69,17 @@ c++ g++
 go golang-go
 ninja ninja-build
 strace strace
+rhash rhash
+jq jq
 clang clang
 gcov gcc
 callgrind_annotate valgrind
+gcov-tool gcc
+gcov-dump gcc
+gcc-11 gcc-11
+gcc-12 gcc-12
+gcov-tool-11 gcc-11
+gcov-tool-12 gcc-12
 "
 
 # --- bench: the peers make bench measures each tool against ---

@@ -346,18 +346,38 @@ uint32_t xp_fb_find_objfile(const xp_fb *fb, const char *path);
  * A builder collects records in text order and produces a sealed xp_fb.
  * Sections are opened with the begin_ calls; records are added to the
  * innermost open section, and add_stat() adds to the object file,
- * procedure or program opened last.  The builder checks only what it
- * needs to stay consistent (a record added with no section to hold it
- * gives XP_E_INVAL, a table past 2^32-1 records XP_E_LIMIT); the text
- * parser and the database reader check the rules of the format.
+ * procedure or program opened last.  The builder checks what it needs to
+ * stay consistent (a record added with no section to hold it gives
+ * XP_E_INVAL, a table past 2^32-1 records XP_E_LIMIT) and the names
+ * without which the text or the database could not be read back
+ * (XP_E_INVAL, explained in the diagnostics given to xp_fbb_set_diags):
+ * a string that is empty or holds a space, tab, CR, LF or NUL; a
+ * procedure named in a <proc_name>:<objfile> pair (a VP_PROC value, a
+ * COMDAT_PROC, a block reference) that holds ':'; two object files,
+ * programs or source files of one path, two procedures of one name in an
+ * object file (at xp_fbb_finish).  The text parser and the database
+ * reader check the other rules of the format.
  */
 typedef struct xp_fbb xp_fbb;
 
 xp_fbb *xp_fbb_new(xp_datatype type, unsigned minor, uint32_t n_proc_names);
 void xp_fbb_free(xp_fbb *b);
+/* Where the builder explains what it refuses: d (kept, not owned), or
+ * nowhere (NULL, the default). */
+void xp_fbb_set_diags(xp_fbb *b, xp_diags *d);
 
-/* Interns a string (len bytes, no NUL inside); *out gets its id. */
+/* Interns a string (len bytes); *out gets its id.  XP_E_INVAL for a
+ * string no profile can hold (see above). */
 xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out);
+/*
+ * Interns the name of a procedure from another profile format by the
+ * conversions' rule (xprof_text(5), NAMES FROM OTHER FORMATS): name as
+ * it is, except that each byte a procedure name cannot hold (space, tab,
+ * CR, LF, ':') and '%' become '%' and two upper-case hex digits, so that
+ * distinct names stay distinct.  Linker symbol names, the names the
+ * conversions give, hold none of them.
+ */
+xp_err xp_fbb_intern_proc(xp_fbb *b, const char *name, xp_str *out);
 /* The bytes of an interned string, NUL-terminated. */
 const char *xp_fbb_str(const xp_fbb *b, xp_str s);
 

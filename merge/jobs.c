@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
 	jobs *j;
 	xp_merger *m;
+	xp_manifest *man;     /* the inputs it merged */
 	pthread_t thread;
 	int started;
 	pthread_cond_t work;  /* a job came, or the inputs ended */
@@ -98,6 +99,7 @@ static int merge_one(worker *w, const job *jb)
 	xp_input *in = NULL;
 	xp_format clash = XP_FMT_UNKNOWN, f = XP_FMT_UNKNOWN;
 	xp_err err = XP_E_NOMEM;
+	int taken = 0;          /* the input is in the merge */
 
 	if (d && (err = xp_input_open(jb->path, &in, d)) == XP_E_OK) {
 		f = xp_input_format(in);
@@ -107,11 +109,15 @@ static int merge_one(worker *w, const job *jb)
 		} else {
 			err = xp_merger_add_input(w->m, in, jb->weight, jb->name,
 			                          d);
+			taken = err == XP_E_OK;
+			if (err == XP_E_OK)
+				err = xp_manifest_add_input(w->man, in, NULL,
+				                            jb->weight, d);
 			xp_diags_sort(d);
 		}
 	}
 	xp_input_free(in);
-	int bad = d && err != XP_E_OK && err != XP_E_NOMEM &&
+	int bad = d && err != XP_E_OK && err != XP_E_NOMEM && !taken &&
 	          !xp_merger_failed(w->m);
 	if (!d || keep_note(w, jb, d, err, clash, f, bad) != 0 ||
 	    (xp_diags_count(d) == 0 && err == XP_E_OK))
@@ -169,7 +175,8 @@ jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
 		pthread_cond_init(&w->work, NULL);
 		/* Made now, while m holds only what the main thread added. */
 		w->m = k == 0 ? m : xp_merger_new_like(m);
-		if (!w->m) {
+		w->man = xp_manifest_new("", "");
+		if (!w->m || !w->man) {
 			j->n = k + 1;
 			jobs_free(j);
 			return NULL;
@@ -274,11 +281,13 @@ int jobs_wait(jobs *j, void (*report)(const job_note *, void *),
 	return j->status;
 }
 
-xp_err jobs_reduce(jobs *j, xp_diags *d)
+xp_err jobs_reduce(jobs *j, xp_manifest *man, xp_diags *d)
 {
 	xp_err err = XP_E_OK;
 	for (unsigned k = 1; k < j->n && err == XP_E_OK; k++)
 		err = xp_merger_absorb(j->w[0].m, j->w[k].m, d);
+	for (unsigned k = 0; k < j->n && err == XP_E_OK; k++)
+		err = xp_manifest_absorb(man, j->w[k].man);
 	return err;
 }
 
@@ -298,6 +307,7 @@ void jobs_free(jobs *j)
 		free(w->notes);
 		if (k > 0)
 			xp_merger_free(w->m);
+		xp_manifest_free(w->man);
 		pthread_cond_destroy(&w->work);
 	}
 	pthread_cond_destroy(&j->room);

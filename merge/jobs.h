@@ -6,6 +6,7 @@
 #define XPROF_MERGE_JOBS_H
 
 #include "xprof.h"
+#include "xprof_manifest.h"
 
 typedef struct jobs jobs;
 
@@ -47,8 +48,9 @@ uint64_t jobs_done(jobs *j);
  */
 int jobs_wait(jobs *j, void (*report)(const job_note *, void *),
               void (*progress)(uint64_t, void *), void *arg);
-/* Adds what the other threads merged into m (after jobs_wait()). */
-xp_err jobs_reduce(jobs *j, xp_diags *d);
+/* Adds what the other threads merged into m (after jobs_wait()), and
+ * the records of the inputs they merged to man. */
+xp_err jobs_reduce(jobs *j, xp_manifest *man, xp_diags *d);
 void jobs_free(jobs *j);
 
 #endif

@@ -22,6 +22,10 @@
  * output is a file of it (its text form with --text), or with --feedback
  * the conversion of the sum to feedback, in a profile directory.
  *
+ * Every input is recorded in the manifest of the merge (xprof_db(5),
+ * MANIFEST), which a profile directory keeps beside the database and
+ * --manifest=FILE writes for the other outputs.
+ *
  * Exit status: 0 on success (warnings allowed), 2 on any trouble, 3 when
  * the result was written but bad inputs were left out.
  */
@@ -39,6 +43,7 @@
 #include "plan.h"
 #include "tool.h"
 #include "xprof.h"
+#include "xprof_manifest.h"
 
 #define PROG "xprof_merge"
 #define MAX_DIAGS 100000
@@ -76,6 +81,8 @@ static const char options_text[] =
 	"                         in a tree of merges\n"
 	"  --fan-in=K             a plan's merges take at most K inputs (16)\n"
 	"  --work=DIR             a plan's intermediate results (OUT.work)\n"
+	"  --manifest=FILE        write the manifest of an output that is not a\n"
+	"                         profile directory to FILE\n"
 	"  --failure-mode=any|all|warn\n"
 	"                         a bad input stops the run (any, the default), or\n"
 	"                         is left out, reported as an error or a warning\n"
@@ -116,7 +123,9 @@ typedef struct {
 	jobs *pool;            /* the threads, once the first input is in */
 	uint64_t pool_first;   /* the inputs looked at before them */
 	int lost;              /* a note of an input left out was lost */
+	int taken;             /* the input being added is in the merge */
 	plan *plan;            /* --plan: the inputs are gathered */
+	xp_manifest *man;      /* what went in */
 	drop *dr;              /* inputs that cannot be merged */
 } run;
 
@@ -194,13 +203,14 @@ static int input_kind(const run *r, xp_format f, char *msg, size_t size)
 /*
  * An input that could not be merged (why: d and err, or msg): the run
  * stops, or goes on without it (drop.h).  Running out of memory, or a
- * merge that failed after the input changed it, always stops the run.
+ * failure once the input changed the merge (r->taken), always stops the
+ * run.
  */
 static int bad_input(run *r, const char *path, const char *name,
                      xp_format fmt, xp_diags *d, xp_err err, const char *msg)
 {
 	clear_progress(r);
-	if (err == XP_E_NOMEM || xp_merger_failed(r->m)) {
+	if (err == XP_E_NOMEM || r->taken || xp_merger_failed(r->m)) {
 		print_diags(r, d, err, name);
 		return -1;
 	}
@@ -217,6 +227,10 @@ static xp_err add_foreign(run *r, xp_input *in, const char *name,
 	if (err == XP_E_OK)
 		err = xp_prof_merge(&r->prof, p, weight * r->scale, &r->pmo,
 		                    name, d);
+	if (err == XP_E_OK) {
+		r->taken = 1;
+		err = xp_manifest_add_input(r->man, in, p, weight, d);
+	}
 	xp_prof_free(p);
 	return err;
 }
@@ -226,6 +240,11 @@ static xp_err add_feedback(run *r, xp_input *in, const char *name,
                            double weight, xp_diags *d)
 {
 	xp_err err = xp_merger_add_input(r->m, in, weight, name, d);
+
+	if (err == XP_E_OK) {
+		r->taken = 1;
+		err = xp_manifest_add_input(r->man, in, NULL, weight, d);
+	}
 
 	if (err == XP_E_OK && !r->have_type) {
 		r->have_type = 1;
@@ -265,6 +284,7 @@ static int add_input(run *r, const char *path, double weight)
 		return plan_add(PROG, r->plan, path, weight);
 	}
 	drop_count(r->dr);
+	r->taken = 0;
 	if (r->pool) {
 		xp_diags_free(d);
 		kind = jobs_add(r->pool, path, name, weight);
@@ -373,6 +393,8 @@ static int add_existing(run *r, const char *dir)
 	}
 	if (err == XP_E_OK)
 		err = xp_merger_add(r->m, fb, 1, path, d);
+	if (err == XP_E_OK)
+		err = xp_manifest_add_db(r->man, path, fb, 1, d);
 	print_diags(r, d, err, path);
 	xp_fb_free(fb);
 	xp_diags_free(d);
@@ -534,7 +556,8 @@ static int parse_positive(const char *s, double *out)
 }
 
 enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
-       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK };
+       OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK,
+       OPT_MANIFEST };
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -549,6 +572,7 @@ static const struct option long_opts[] = {
 	{"by-function", no_argument, NULL, OPT_BYFUNC},
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
+	{"manifest", required_argument, NULL, OPT_MANIFEST},
 	{"weight", required_argument, NULL, 'w'},
 	{"jobs", required_argument, NULL, 'j'},
 	{"plan", required_argument, NULL, OPT_PLAN},
@@ -571,6 +595,8 @@ typedef struct {
 	const char *fb_only;    /* an option for feedback inputs only */
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
+	const char *manifest;   /* --manifest */
+	const char *scale;      /* --scale as given */
 	const char **weighted;  /* the -w arguments */
 	size_t nweighted;
 	int first_op, argc;     /* the operands: argv[first_op .. argc - 1] */
@@ -656,6 +682,9 @@ static int option(cmdline *cl, int c)
 		break;
 	case OPT_FEEDBACK:
 		cl->to_feedback = 1;
+		break;
+	case OPT_MANIFEST:
+		cl->manifest = optarg;
 		break;
 	case OPT_MODE:
 		cl->fb_only = "--mode";
@@ -798,18 +827,83 @@ static int finish_jobs(run *r, int ok)
 	if (jobs_wait(r->pool, print_note, note_progress, r) != 0 || !ok)
 		return -1;
 	if ((d = xp_diags_new(MAX_DIAGS)) != NULL)
-		err = jobs_reduce(r->pool, d);
+		err = jobs_reduce(r->pool, r->man, d);
 	print_diags(r, d, err, r->first);
 	xp_diags_free(d);
 	return err == XP_E_OK ? 0 : -1;
 }
 
-/* Writes feedback to a file: its text (--text) or, to standard output,
- * its database.  Returns 0, or -1 after printing what went wrong. */
-static int write_fb_file(const cmdline *cl, const xp_fb *fb)
+/*
+ * Records the options that shaped the result in the manifest, and for an
+ * output that is no profile directory writes it to --manifest's FILE
+ * (dir: the output is one).  Returns 0, or -1 after printing what went
+ * wrong.
+ */
+static int manifest_options(run *r, const cmdline *cl, int dir)
 {
-	return cl->text ? tool_write_text(PROG, fb, cl->out)
-	                : tool_write_db(PROG, fb, cl->out);
+	static const char *const modes[] = { "sum", "max", "min" };
+	static const char *const policies[] = { "error", "skip", "warn" };
+	const char *fb[][2] = {
+		{ "accumulate", cl->accumulate ? "1" : "0" },
+		{ "mismatch", policies[cl->mo.mismatch] },
+		{ "mode", modes[cl->mo.mode] },
+		{ "sparse", cl->mo.sparse ? "1" : "0" },
+	}, *other[][2] = {
+		{ "by-function", cl->pmo.by_function ? "1" : "0" },
+		{ "exe", cl->lo.exe }, { "feedback", cl->to_feedback ? "1" : "0" },
+		{ "layout", cl->lo.layout },
+		{ "rescale", cl->pmo.rescale ? "1" : "0" },
+	};
+	xp_err err = xp_manifest_option(r->man, "scale",
+	                                cl->scale_s ? cl->scale_s : "1");
+	size_t n = r->kind == 2 ? sizeof other / sizeof other[0]
+	                        : sizeof fb / sizeof fb[0];
+
+	for (size_t i = 0; i < n && err == XP_E_OK; i++) {
+		const char *const *o = r->kind == 2 ? other[i] : fb[i];
+		if (o[1] != NULL)
+			err = xp_manifest_option(r->man, o[0], o[1]);
+	}
+	if (err != XP_E_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
+		return -1;
+	}
+	if (cl->manifest && dir) {
+		fprintf(stderr, "%s: --manifest is for outputs that are not "
+		        "profile directories; %s keeps its own\n", PROG, cl->out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the manifest to --manifest's FILE, if given, once the output
+ * is written.  Returns the exit status. */
+static int write_manifest_file(run *r, const cmdline *cl)
+{
+	xp_diags *d;
+	xp_err err;
+
+	if (!cl->manifest)
+		return 0;
+	if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	err = xp_manifest_write_file(r->man, cl->manifest, d);
+	print_diags(r, d, err, cl->manifest);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : 2;
+}
+
+/* Writes feedback to a file, its text (--text) or, to standard output,
+ * its database, and then the manifest to --manifest's FILE.  Returns the
+ * exit status. */
+static int write_fb_file(run *r, const cmdline *cl, const xp_fb *fb)
+{
+	int st = cl->text ? tool_write_text(PROG, fb, cl->out)
+	                  : tool_write_db(PROG, fb, cl->out);
+
+	return st != 0 ? 2 : write_manifest_file(r, cl);
 }
 
 /* Writes the sum of inputs of a foreign format, or its conversion to
@@ -829,9 +923,12 @@ static int write_foreign(run *r, const cmdline *cl)
 		        xp_format_a(r->fmt));
 		return 2;
 	}
+	if (manifest_options(r, cl, cl->to_feedback && !cl->text &&
+	                     strcmp(cl->out, "-") != 0) != 0)
+		return 2;
 	if (!cl->to_feedback)
 		return tool_write_prof(PROG, r->prof, cl->text, cl->out) != 0 ?
-		       2 : 0;
+		       2 : write_manifest_file(r, cl);
 	if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
@@ -842,10 +939,9 @@ static int write_foreign(run *r, const cmdline *cl)
 	if (err)
 		goto out;
 	if (cl->text || strcmp(cl->out, "-") == 0) {
-		if (write_fb_file(cl, res) == 0)
-			status = 0;
+		status = write_fb_file(r, cl, res);
 	} else if ((d = xp_diags_new(MAX_DIAGS)) != NULL) {
-		err = xp_profdir_write(cl->out, res, d);
+		err = xp_profdir_write_manifest(cl->out, res, r->man, d);
 		print_diags(r, d, err, cl->out);
 		xp_diags_free(d);
 		status = err ? 2 : 0;
@@ -873,6 +969,8 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
 		return 2;
 	}
+	if (manifest_options(r, cl, !cl->text && strcmp(cl->out, "-") != 0) != 0)
+		return 2;
 	/* The lock is taken once the inputs are merged, so that a bad
 	 * input creates no directory; the existing data is read and
 	 * replaced under it, which is all that concurrent runs need. */
@@ -886,6 +984,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	}
 	clear_progress(r);
 	if (!cl->text && strcmp(cl->out, "-") != 0) {
+		xp_merger_set_manifest(r->m, r->man);
 		err = cl->accumulate ? xp_merger_write_locked(r->m, *lock, d)
 		                     : xp_merger_write(r->m, cl->out, d);
 		print_diags(r, d, err, cl->out);
@@ -893,8 +992,8 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	}
 	err = xp_merger_finish(r->m, &res, d);
 	print_diags(r, d, err, cl->out);
-	if (err == XP_E_OK && write_fb_file(cl, res) == 0)
-		status = 0;
+	if (err == XP_E_OK)
+		status = write_fb_file(r, cl, res);
 	xp_fb_free(res);
 	return status;
 }
@@ -994,8 +1093,9 @@ int main(int argc, char **argv)
 	cl.dr.quiet = cl.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.m = xp_merger_new(&cl.mo);
+	r.man = xp_manifest_new(PROG, XP_VERSION_STRING);
 	d = xp_diags_new(MAX_DIAGS);
-	if (!r.m || !d)
+	if (!r.m || !r.man || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0 && !r.lost &&
 	         drop_verdict(&cl.dr, PROG) == 0)
@@ -1008,6 +1108,7 @@ int main(int argc, char **argv)
 	else
 		xp_profdir_unlock(lock);
 	xp_merger_free(r.m);
+	xp_manifest_free(r.man);
 	xp_diags_free(d);
 	free(cl.weighted);
 	free(r.objfile);

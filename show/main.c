@@ -65,6 +65,7 @@ static const char options_text[] =
 	"  --counts             mpatrol: sort the tables by counts, not bytes\n"
 	"  --lines              CPU and DCPI profiles: per source line; mpatrol:\n"
 	"                       call sites by address\n"
+	"  --manifest           print what went into a merged profile\n"
 	"  -h, --help           print this help and exit\n"
 	"  -V, --version        print the version and exit\n";
 
@@ -503,13 +504,14 @@ int main(int argc, char **argv)
 		{"counts", no_argument, NULL, 'c'},
 		{"lines", no_argument, NULL, 'l'},
 		{"layout", required_argument, NULL, 'L'},
+		{"manifest", no_argument, NULL, 'M'},
 		TOOL_LONGOPTS_END
 	};
 	static const char *const formats[] = {
 		"text", "json", "folded", "callgrind", "pprof", NULL
 	};
 	size_t top_n = 10;
-	int c, format = 0, status = 2, stdin_uses = 0;
+	int c, format = 0, status = 2, stdin_uses = 0, manifest = 0;
 	const char *mod0 = NULL;
 	xp_input *first;
 	show_opts so = { .prog = PROG, .top_n = 10, .output = "-" };
@@ -548,6 +550,9 @@ int main(int argc, char **argv)
 		case 'L':
 			so.layout = optarg;
 			break;
+		case 'M':
+			manifest = 1;
+			break;
 		case 'n':
 			if ((st = tool_count_option(PROG, usage_text, "-n", optarg,
 			                            &top_n)))
@@ -563,6 +568,16 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (argc < 1)
 		return tool_usage_error(PROG, usage_text, "missing FILE operand");
+	if (manifest && argc > 1)
+		return tool_usage_error(PROG, usage_text,
+		                        "--manifest takes one FILE");
+	if (manifest && (format >= 2 || so.output_given))
+		return tool_usage_error(PROG, usage_text, "--manifest prints "
+		                        "text or json to standard output");
+	if (manifest) {
+		status = show_manifest(PROG, argv[0], format == 1);
+		return status == 0 && tool_flush_stdout(PROG) != 0 ? 2 : status;
+	}
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "-") == 0)
 			stdin_uses++;

@@ -40,4 +40,11 @@ typedef struct {
 	int (*report)(FILE *f, const xp_prof *p, const show_opts *o);
 } show_report;
 
+/*
+ * --manifest: prints the manifest of file (a profile directory, a
+ * database or a manifest file) as text or JSON (manifest.c).  Returns
+ * the exit status.
+ */
+int show_manifest(const char *prog, const char *file, int json);
+
 #endif

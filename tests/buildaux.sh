@@ -142,35 +142,40 @@ else
 fi
 
 # --- formats.sh: the public format constants from lib/modules.list ------
-# The numbers are the library's interface: they never change.
+# The numbers are the library's interface: they never change.  COUNT_
+# is past the largest number of the list.
+count=$(sed -e 's/#.*//' lib/modules.list |
+        awk 'NF == 3 && $3 + 2 > c { c = $3 + 2 } END { print c }')
 sh build-aux/formats.sh lib/modules.list > "$work/formats.h" 2> "$work/err"
 if [ ! -s "$work/err" ] &&
     grep -q 'XP_FMT_GMON = 3, XP_FMT_GMON_TEXT = 4,' "$work/formats.h" &&
     grep -q 'XP_FMT_CPUPROF = 5, XP_FMT_CPUPROF_TEXT = 6,' "$work/formats.h" &&
     grep -q 'XP_FMT_DCPI = 7, XP_FMT_DCPI_TEXT = 8,' "$work/formats.h" &&
     grep -q 'XP_FMT_MPATROL = 9, XP_FMT_MPATROL_TEXT = 10,' "$work/formats.h" &&
-    grep -q 'XP_FMT_COUNT_ = 11$' "$work/formats.h"; then
+    grep -q 'XP_FMT_GCOV = 11, XP_FMT_GCOV_TEXT = 12,' "$work/formats.h" &&
+    grep -q "XP_FMT_COUNT_ = $count\$" "$work/formats.h"; then
 	pass formats-list
 else
 	fail formats-list "$(cat "$work/err" "$work/formats.h" | head -5)"
 fi
 # A new module is one line; a number that is taken, or a bad line, is
 # refused.
-{ cat lib/modules.list; echo "gcov GCOV 11"; } > "$work/new.list"
+{ cat lib/modules.list; echo "example EXAMPLE $count"; } > "$work/new.list"
 if sh build-aux/formats.sh "$work/new.list" 2>/dev/null |
-    grep -q 'XP_FMT_GCOV = 11, XP_FMT_GCOV_TEXT = 12, \\$' &&
-    sh build-aux/formats.sh "$work/new.list" | grep -q 'XP_FMT_COUNT_ = 13$'
+    grep -q "XP_FMT_EXAMPLE = $count, XP_FMT_EXAMPLE_TEXT = $((count + 1)), \\\\\$" &&
+    sh build-aux/formats.sh "$work/new.list" |
+    grep -q "XP_FMT_COUNT_ = $((count + 2))\$"
 then
 	pass formats-new-module
 else
 	fail formats-new-module "$(sh build-aux/formats.sh "$work/new.list" 2>&1)"
 fi
-{ cat lib/modules.list; echo "gcov GCOV 8"; } > "$work/taken.list"
-printf 'gcov gcov 11\n' > "$work/lower.list"
+{ cat lib/modules.list; echo "example EXAMPLE 8"; } > "$work/taken.list"
+printf 'example example 11\n' > "$work/lower.list"
 if ! sh build-aux/formats.sh "$work/taken.list" >/dev/null 2>"$work/err" &&
-    grep -q 'number 8 of gcov is taken' "$work/err" &&
+    grep -q 'number 8 of example is taken' "$work/err" &&
     ! sh build-aux/formats.sh "$work/lower.list" >/dev/null 2>"$work/err" &&
-    grep -q 'bad line: gcov gcov 11' "$work/err"; then
+    grep -q 'bad line: example example 11' "$work/err"; then
 	pass formats-refused
 else
 	fail formats-refused "$(cat "$work/err")"

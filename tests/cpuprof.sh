@@ -315,6 +315,34 @@ if live_build namesprog "$XP_CXX" 0 "$SRCDIR/tests/cpuprof/names.cc"; then
 	pprof_same cpuprof-live-cxx ./namesprog names.prof
 	has_names cpuprof-live-cxx-names ' shapes::spin@[0-9a-f]*$' \
 	    ' shapes::Grid::'
+	# As feedback, functions go by their linker (mangled) names, which
+	# the feedback text can hold: the database goes to text and back
+	# to the same bytes, every procedure of the program is one of its
+	# function symbols, and the two overloads of shapes::spin and the
+	# two instances of Grid<T>::fill are procedures of their own.
+	rm -rf cxx.profile cxx.back
+	if "$MERGE" --feedback -e ./namesprog -o cxx.profile names.prof \
+	    2>err && "$BTOA" cxx.profile cxx.text 2>>err &&
+	    "$ATOB" cxx.text cxx.back 2>>err &&
+	    cmp cxx.profile/feedback cxx.back/feedback >>err 2>&1; then
+		nm --defined-only namesprog | awk '$2 ~ /^[tTwW]$/ { print $3 }' |
+		    sort -u >cxx.syms
+		awk '/^OBJFILE:/ { obj = substr($1, 9) }
+		    /^PROC: / && obj == "./namesprog" { print $2 }' cxx.text |
+		    sort -u >cxx.procs
+		bad=$(comm -23 cxx.procs cxx.syms | head -3)
+		for want in _ZN6shapes4spinEl _ZN6shapes4spinEd \
+		    _ZN6shapes4GridIlE4fillEl _ZN6shapes4GridIdE4fillEd main; do
+			grep -qx "$want" cxx.procs || bad="$bad missing $want"
+		done
+		if [ -z "$bad" ] && [ -s cxx.procs ]; then
+			pass cpuprof-feedback-cxx-names
+		else
+			fail cpuprof-feedback-cxx-names "not linker names:$bad"
+		fi
+	else
+		fail cpuprof-feedback-cxx-names "$(head -n 3 err)"
+	fi
 fi
 
 # Optimised builds: at -O2 gcc inlines small functions, and google-pprof

@@ -28,20 +28,7 @@ here=$SRCDIR/tests/gmon
 
 # --- lossless round trips ----------------------------------------------------
 for f in "$real"/*.gmon.out "$real"/*.gmon.sum "$here"/*.gmon; do
-	n=rt-$(basename "$f")
-	rm -f "$work/t1" "$work/b1" "$work/t2"
-	if ! "$BTOA" "$f" "$work/t1" 2> "$work/err"; then
-		fail "$n" "xprof_btoa failed: $(cat "$work/err")"
-	elif ! "$ATOB" "$work/t1" "$work/b1" 2> "$work/err"; then
-		fail "$n" "xprof_atob failed: $(cat "$work/err")"
-	elif ! cmp -s "$f" "$work/b1"; then
-		fail "$n" "binary -> text -> binary differs"
-	elif ! "$BTOA" "$work/b1" "$work/t2" 2> "$work/err" ||
-	     ! cmp -s "$work/t1" "$work/t2"; then
-		fail "$n" "text -> binary -> text differs"
-	else
-		pass "$n"
-	fi
+	round_trip "rt-$(basename "$f")" "$f" "$work"
 done
 
 # The text of a small file, exactly (the form gmon(5) describes).
@@ -268,6 +255,63 @@ if command -v gprof > /dev/null 2>&1; then
 	done
 else
 	fail live "gprof is not installed (binutils)"
+fi
+
+# --- live: C++ built with g++ -pg, as feedback --------------------------------
+# gprof prints C++ names demangled ("shapes::spin(long)"); feedback names
+# a procedure by its linker name ("_ZN6shapes4spinEl"), which the text
+# can hold: the conversion of a C++ program's gmon.out goes to text and
+# back to the same database bytes, its procedures are the executable's
+# function symbols, and every function of gprof --no-demangle's flat
+# profile is one of them.
+d=$work/cxx
+mkdir -p "$d"
+if ! (cd "$d" && $XP_CXX -pg -O0 -g -o namespg \
+    "$SRCDIR/tests/cpuprof/names.cc" && ./namespg 50 >/dev/null) \
+    >"$work/err" 2>&1; then
+	fail feedback-cxx-names "g++ -pg failed: $(cat "$work/err")"
+elif (cd "$d" && "$MERGE" --feedback -e ./namespg -o fb gmon.out &&
+    "$BTOA" fb fb.text && "$ATOB" fb.text back &&
+    cmp fb/feedback back/feedback) >"$work/err" 2>&1; then
+	nm --defined-only "$d/namespg" | awk '{ print $3 }' | sort -u \
+	    >"$d/syms"
+	awk '/^PROC: / { print $2 }' "$d/fb.text" | sort -u >"$d/procs"
+	gprof -b -p --no-demangle "$d/namespg" "$d/gmon.out" |
+	    awk 'NF == 7 && $1 ~ /^[0-9.]+$/ { print $7 }' | sort -u \
+	    >"$d/gprof"
+	bad=$(comm -23 "$d/procs" "$d/syms" | head -3)
+	bad="$bad$(comm -23 "$d/gprof" "$d/procs" | head -3)"
+	grep -qx _ZN6shapes4spinEd "$d/procs" || bad="$bad no spin(double)"
+	if [ -z "$bad" ] && [ -s "$d/gprof" ]; then
+		pass feedback-cxx-names
+	else
+		fail feedback-cxx-names "not linker names: $bad"
+	fi
+else
+	fail feedback-cxx-names "$(head -n 3 "$work/err")"
+fi
+
+# Two static functions of one linker name (twin_a.c, twin_b.c): the one
+# at the higher address is the procedure helper@0x<address>, so that the
+# database, whose procedure names are unique in an object file, reads
+# back; each keeps its own calls.
+d=$work/twin
+mkdir -p "$d"
+if (cd "$d" && $XP_CC -pg -O0 -g -o twin "$here/twin_a.c" "$here/twin_b.c" &&
+    ./twin; "$MERGE" --feedback -e ./twin -o fb gmon.out &&
+    "$BTOA" fb fb.text) >"$work/err" 2>&1; then
+	hi=$(nm "$d/twin" | awk '$3 == "helper" { print $1 }' | sort | tail -n 1 |
+	    sed 's/^0*//')
+	if grep -q '^PROC: helper ' "$d/fb.text" &&
+	    grep -q "^PROC: helper@0x$hi " "$d/fb.text" &&
+	    grep -q "^VP_PROC [0-9]* 3000 helper@0x$hi:./twin$" "$d/fb.text" &&
+	    grep -q "^VP_PROC [0-9]* 3000 helper:./twin$" "$d/fb.text"; then
+		pass feedback-twin-names
+	else
+		fail feedback-twin-names "$(grep helper "$d/fb.text" | head -4)"
+	fi
+else
+	fail feedback-twin-names "$(head -n 3 "$work/err")"
 fi
 
 # --- live: function coverage from gcc -pg against gcov's ----------------------

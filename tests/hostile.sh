@@ -21,6 +21,10 @@
 #                               .feedback.HEX.tmp and the old data; the
 #                               next write into the directory removes the
 #                               temporary (xprof_atob and xprof_merge -a)
+#   killed between the database and its manifest
+#                               xprof_merge killed between renaming its
+#                               database and its manifest: xprof_show
+#                               --manifest refuses the old manifest
 #   changed while read: TOOL    a database that shrinks to nothing while
 #                               xprof_btoa or xprof_merge reads it (an
 #                               LD_PRELOAD shim, tests/hostile/shrink.c,
@@ -47,7 +51,7 @@
 #                               directory keeps its data (needs root to
 #                               mount; without root the cases say so)
 #
-# Environment: ATOB, BTOA, MERGE, XP_BUILD, TMPDIR (see tests/run.sh).
+# Environment: ATOB, BTOA, MERGE, SHOW, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
 set -u
@@ -157,6 +161,36 @@ stale "stale temporary: xprof_atob" "$work/st1.profile" \
     "$ATOB" "$work/small.text" "$work/st1.profile"
 stale "stale temporary: xprof_merge -a" "$work/st2.profile" \
     "$MERGE" -a -o "$work/st2.profile" "$work/small.text"
+
+# --- killed between the database and its manifest -------------------------
+
+# xprof_merge renames its new database into place, then the manifest that
+# describes it.  Killed between the two, it leaves the new database beside
+# the old manifest, which readers must see is another database's; the next
+# merge into the directory writes both again.
+between() {
+	dir=$work/mf.profile
+	"$MERGE" -o "$dir" "$work/small.text" || { fail "$1" "setup"; return; }
+	traced -f -o /dev/null -e trace=renameat,renameat2 \
+	    -e inject=renameat,renameat2:signal=SIGKILL:when=2 \
+	    "$MERGE" -o "$dir" "$work/g.text" 2> /dev/null
+	"$MERGE" --text -o "$work/new.text" "$work/g.text" &&
+	"$BTOA" "$dir" "$work/now.text" || { fail "$1" "setup"; return; }
+	"$SHOW" --manifest "$dir" > /dev/null 2> "$work/err.txt"
+	st=$?
+	if ! cmp -s "$work/new.text" "$work/now.text"; then
+		fail "$1" "the new database is not in place"
+	elif [ "$st" != 2 ] ||
+	     ! grep -q 'describes another database' "$work/err.txt"; then
+		fail "$1" "the old manifest was taken for the new database's"
+	elif ! "$MERGE" -o "$dir" "$work/g.text" ||
+	     ! "$SHOW" --manifest "$dir" > /dev/null; then
+		fail "$1" "the next merge did not write both"
+	else
+		pass "$1"
+	fi
+}
+between "killed between the database and its manifest: xprof_merge"
 
 # --- an input that shrinks while it is read -------------------------------
 

@@ -95,3 +95,55 @@ uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n)
 		c = (c >> 8) ^ xp_crc32c_tab[0][(c ^ *s++) & 0xff];
 	return ~c;
 }
+
+/* The reflected polynomial: bit 31 is the coefficient of x^0. */
+#define CRC_POLY 0x82f63b78u
+
+/* a times b modulo the polynomial, both reflected (zlib's multmodp). */
+static uint32_t mult_mod(uint32_t a, uint32_t b)
+{
+	uint32_t m = (uint32_t)1 << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ CRC_POLY : b >> 1;
+	}
+	return p;
+}
+
+uint32_t xp_crc32c_zeros(uint32_t reg, uint64_t n)
+{
+	/* Advancing the register over n zero bytes multiplies it by
+	 * x^(8n); x^(8n) is built from the squares x^(2^k). */
+	uint32_t xk = (uint32_t)1 << 23;   /* x^8: one zero byte */
+	uint32_t p = (uint32_t)1 << 31;    /* 1 */
+
+	for (; n != 0; n >>= 1) {
+		if (n & 1)
+			p = mult_mod(xk, p);
+		xk = mult_mod(xk, xk);
+	}
+	return mult_mod(p, reg);
+}
+
+uint32_t xp_crc32c_with_field(uint32_t crc, uint64_t len, uint64_t at,
+                              uint32_t field)
+{
+	/*
+	 * CRC-32C is affine: for messages of equal length the xor of the
+	 * checksums is the plain register (no initial value, no final xor)
+	 * of the xor of the messages, here the four bytes of field at `at`
+	 * among zeros.  Leading zeros leave that register at zero; the
+	 * bytes after the field advance it.
+	 */
+	unsigned char b[4];
+
+	xp_put_le32(b, field);
+	return crc ^ xp_crc32c_zeros(~xp_crc32c(0xffffffffu, b, 4),
+	                             len - at - 4);
+}

@@ -73,6 +73,9 @@ typedef struct {
 unsigned char *xp_buf_grow(xp_buf *b, size_t n);
 xp_err xp_buf_append(xp_buf *b, const void *p, size_t n);
 void xp_buf_free(xp_buf *b);
+/* Grows the array *p of elements of size sz, capacity *cap, to hold n + 1
+ * (doubling from 16); 0, or -1 when out of memory (*p left as it was). */
+int xp_array_grow(void **p, size_t *cap, size_t n, size_t sz);
 
 /*
  * Frees each of the n pointers of p: the body of a destructor that owns
@@ -375,6 +378,23 @@ void xp_wbuf_discard(xp_wbuf *w);
 
 /* CRC-32C (Castagnoli), continued from crc (start with 0). */
 uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n);
+/* A count of bytes and their CRC-32C, taken as they are read. */
+typedef struct {
+	uint64_t len;
+	uint32_t crc;
+} xp_bytesum;
+
+/* The plain CRC-32C register (no initial value, no final xor) reg,
+ * advanced over n zero bytes. */
+uint32_t xp_crc32c_zeros(uint32_t reg, uint64_t n);
+/*
+ * crc is the CRC-32C of len bytes in which the four bytes at `at` are
+ * zero; returns the CRC-32C of the same bytes with field (little-endian)
+ * there instead, without reading them again.  (A database's checksum is
+ * taken with its own field zero; this gives the checksum of the file.)
+ */
+uint32_t xp_crc32c_with_field(uint32_t crc, uint64_t len, uint64_t at,
+                              uint32_t field);
 
 static inline unsigned char *xp_wbuf_reserve(xp_wbuf *w, size_t n)
 {
@@ -424,6 +444,21 @@ char *xp_sym_nm_name(const xp_sym *s, const xp_symbol *y, int *cls);
  * caller frees, gets *n pointers to symbols of s.
  */
 xp_err xp_sym_functions(const xp_sym *s, const xp_symbol ***out, size_t *n);
+
+/* ------------------------------------------------------------------ */
+/* Procedure names of the conversions (feedback/procname.c)            */
+/* ------------------------------------------------------------------ */
+
+/* "name@0x<address>", malloc'd; NULL when out of memory. */
+char *xp_fb_name_at(const char *name, uint64_t addr);
+/*
+ * Names n procedures of one object file apart, names[i] (their linker
+ * names) at addrs[i]: out[i] gets NULL where names[i] is unique, else,
+ * for all but the first by address of the procedures of one name,
+ * xp_fb_name_at() (malloc'd; the caller frees every out[i]).
+ */
+xp_err xp_fb_names_apart(const char *const *names, const uint64_t *addrs,
+                         size_t n, char **out);
 
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */

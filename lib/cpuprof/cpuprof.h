@@ -152,6 +152,8 @@ typedef struct {
 	uint32_t lname;    /* pprof's full name (demangled, not shortened,
 	                    * or the table's tagged one); not when keyed or
 	                    * unknown */
+	uint32_t sym;      /* the linker name of the symbol holding addr */
+	uint64_t symaddr;  /* and its address (sym UINT32_MAX: none) */
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */

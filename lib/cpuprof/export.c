@@ -39,31 +39,58 @@ static xp_err full_name(const xp_cp_an *an, const addrinfo *ai, xp_xs *x,
 	return err;
 }
 
-/* One location per address of the analysis, at the same index. */
+/* The line of frame f: named by name (its key, or for an inlined frame
+ * its plain name), with pprof's full name, file and line. */
+static xp_err frame_line(const xp_cp_an *an, const addrinfo *f,
+                         uint32_t name, xp_xs *x, xp_xs_line *l)
+{
+	xp_err err;
+
+	*l = (xp_xs_line){0, 0, XP_XS_NONE, f->line};
+	if ((err = xp_xs_str(x, xp_strpool_str(&an->sp, name), &l->name)) !=
+	        XP_E_OK ||
+	    (err = full_name(an, f, x, &l->full)) != XP_E_OK)
+		return err;
+	if (f->file != UINT32_MAX)
+		err = xp_xs_str(x, xp_strpool_str(&an->sp, f->file), &l->file);
+	return err;
+}
+
+/* One location per address of the analysis, at the same index: its
+ * inlined calls, the innermost first, then the function that holds the
+ * code. */
 static xp_err locations(const xp_cp_an *an, xp_xs *x)
 {
+	xp_xs_line *ls = NULL;
+	size_t cap = 0;
 	xp_err err = XP_E_OK;
 
 	for (size_t i = 0; i < an->na && err == XP_E_OK; i++) {
 		const addrinfo *ai = &an->ai[i];
-		xp_xs_line l = {0, 0, XP_XS_NONE, ai->line};
 		uint32_t obj = XP_XS_NONE;
-		size_t loc;
+		size_t loc, n = ai->nin + 1;
 
-		/* Inlined calls (when the analysis has them) would be lines
-		 * before this one, the innermost first. */
-		if ((err = xp_xs_str(x, xp_strpool_str(&an->sp, ai->key),
-		                     &l.name)) != XP_E_OK ||
-		    (err = full_name(an, ai, x, &l.full)) != XP_E_OK)
-			break;
-		if (ai->file != UINT32_MAX)
-			err = xp_xs_str(x, xp_strpool_str(&an->sp, ai->file),
-			                &l.file);
+		if (n > cap) {
+			xp_xs_line *q = realloc(ls, n * sizeof *q);
+			if (q == NULL) {
+				err = XP_E_NOMEM;
+				break;
+			}
+			ls = q;
+			cap = n;
+		}
+		for (size_t k = 0; k < ai->nin && err == XP_E_OK; k++) {
+			const addrinfo *f = &an->in[ai->in + k];
+			err = frame_line(an, f, f->name, x, &ls[k]);
+		}
+		if (err == XP_E_OK)
+			err = frame_line(an, ai, ai->key, x, &ls[n - 1]);
 		if (err == XP_E_OK && ai->obj != UINT32_MAX)
 			err = xp_xs_str(x, xp_strpool_str(&an->sp, ai->obj), &obj);
 		if (err == XP_E_OK)
-			err = xp_xs_loc_add(x, ai->addr, obj, &l, 1, &loc);
+			err = xp_xs_loc_add(x, ai->addr, obj, ls, n, &loc);
 	}
+	free(ls);
 	return err;
 }
 

@@ -17,22 +17,29 @@
  * line, so that the counters sum to its self (flat) samples and nothing
  * else; a VP_PROC value profile record per function it called, with the
  * samples of the chains holding that call; a source file section per
- * file, each line listing the blocks with their samples.  cpuprofile(5)
- * CONVERSION TO FEEDBACK.
+ * file, each line listing the blocks with their samples.  Procedures go
+ * by their functions' linker names (addrinfo.sym), not by the report's
+ * demangled, shortened ones, which the feedback text cannot hold and a
+ * compiler does not match feedback by.  cpuprofile(5) CONVERSION TO
+ * FEEDBACK.
  */
 typedef struct {
 	const char *obj, *name;
+	uint64_t symaddr;      /* the linker symbol's address, name its name */
+	int bysym;             /* whether it is named by a linker symbol */
+	char *apart;           /* the name told apart, or NULL */
 	uint64_t self, total;
 	size_t stamp;
 	const char *efile;     /* the entry's source file, or NULL */
 	unsigned eline;        /* its line, 0: unknown */
 } fbproc;
 
-/* A function of the executable's text: pool ids of its name and first
- * line's file (UINT32_MAX: none), and that line. */
+/* A function of the executable's text: pool ids of its linker name and
+ * first line's file (UINT32_MAX: none), that line and its address. */
 typedef struct {
 	uint32_t name, file;
 	unsigned line;
+	uint64_t addr;
 } txfn;
 
 typedef struct {
@@ -52,7 +59,13 @@ static int cmp_proc(const void *x, const void *y)
 {
 	const fbproc *a = x, *b = y;
 	int c = strcmp(a->obj, b->obj);
-	return c != 0 ? c : strcmp(a->name, b->name);
+	if (c == 0)
+		c = strcmp(a->name, b->name);
+	if (c == 0 && a->bysym != b->bysym)
+		c = a->bysym - b->bysym;
+	if (c == 0 && a->bysym && a->symaddr != b->symaddr)
+		c = a->symaddr < b->symaddr ? -1 : 1;
+	return c;
 }
 
 static int cmp_line_by_proc(const void *x, const void *y)
@@ -123,11 +136,10 @@ typedef struct {
 } fbconv;
 
 /*
- * The functions of the executable's text (xp_sym_functions), named as
- * pprof names a function from the debugging information (demangled and
- * shortened; the symbol's name when there is none), with their first
- * lines, into c->tx.  An executable that cannot be read adds nothing:
- * the analysis has named its addresses as well as it could.
+ * The functions of the executable's text (xp_sym_functions), by their
+ * linker names, with their first lines, into c->tx.  An executable that
+ * cannot be read adds nothing: the analysis has named its addresses as
+ * well as it could.
  */
 static xp_err gather_text(fbconv *c)
 {
@@ -148,26 +160,20 @@ static xp_err gather_text(fbconv *c)
 		goto out;
 	}
 	for (size_t i = 0; i < nf && err == XP_E_OK; i++) {
-		const char *file, *fn;
+		const char *file, *fn, *nm = fns[i]->name;
 		unsigned line;
 		txfn *t = &c->tx[c->ntx++];
 		if (xp_sym_line(sym, fns[i]->addr, &file, &fn, &line) != 0)
 			file = fn = NULL, line = 0;
-		const char *full = fn != NULL && fn[0] != '\0' ? fn
-		                                                : fns[i]->name;
-		char *dem = xp_sym_demangle(sym, full);
-		char *sh = xp_cp_short_name(dem != NULL ? dem : full);
-		free(dem);
 		t->file = UINT32_MAX;
 		t->line = file != NULL ? line : 0;
-		if (sh == NULL ||
-		    (err = xp_strpool_intern(&c->an.sp, sh, strlen(sh),
+		t->addr = fns[i]->addr;
+		if ((err = xp_strpool_intern(&c->an.sp, nm, strlen(nm),
 		                             &t->name)) != XP_E_OK ||
 		    (t->line > 0 &&
 		     (err = xp_strpool_intern(&c->an.sp, file, strlen(file),
 		                              &t->file)) != XP_E_OK))
 			err = XP_E_NOMEM;
-		free(sh);
 	}
 out:
 	free(fns);
@@ -187,13 +193,18 @@ static void index_procs(fbconv *c)
 		const addrinfo *x = &c->an.ai[i];
 		pr[i].obj = x->obj != UINT32_MAX ?
 		            xp_strpool_str(&c->an.sp, x->obj) : c->unknown;
-		pr[i].name = xp_strpool_str(&c->an.sp, x->disp);
+		pr[i].bysym = x->sym != UINT32_MAX;
+		pr[i].name = xp_strpool_str(&c->an.sp, pr[i].bysym ? x->sym
+		                                                   : x->disp);
+		pr[i].symaddr = pr[i].bysym ? x->symaddr : x->addr;
 		pr[i].stamp = i;   /* the address, until sorted */
 	}
 	for (size_t i = 0; i < c->ntx; i++) {
 		fbproc *f = &pr[c->an.na + i];
 		f->obj = c->exe;
 		f->name = xp_strpool_str(&c->an.sp, c->tx[i].name);
+		f->bysym = 1;
+		f->symaddr = c->tx[i].addr;
 		f->stamp = SIZE_MAX;
 		if (c->tx[i].line > 0) {
 			f->efile = xp_strpool_str(&c->an.sp, c->tx[i].file);
@@ -213,6 +224,25 @@ static void index_procs(fbconv *c)
 	}
 	for (size_t i = 0; i < c->npr; i++)
 		pr[i].stamp = SIZE_MAX;
+}
+
+/* Procedure names are unique in an object file: a function that has the
+ * name of the one before it (a local symbol of another source file) is
+ * called name@0x<address>. */
+static xp_err names_apart(fbconv *c)
+{
+	for (size_t i = 1; i < c->npr; i++) {
+		fbproc *f = &c->pr[i];
+		if (strcmp(f->obj, c->pr[i - 1].obj) != 0 ||
+		    strcmp(f->name, c->pr[i - 1].name) != 0)
+			continue;
+		if ((f->apart = xp_fb_name_at(f->name, f->symaddr)) == NULL)
+			return XP_E_NOMEM;
+	}
+	for (size_t i = 0; i < c->npr; i++)
+		if (c->pr[i].apart != NULL)
+			c->pr[i].name = c->pr[i].apart;
+	return XP_E_OK;
 }
 
 /* Chain i: self samples and a line for its leaf, total samples once per
@@ -314,9 +344,8 @@ static xp_err add_calls(fbconv *c, size_t nvp)
 		v.has_value = 1;
 		if ((err = xp_fbb_add_vp(c->b, (uint32_t)(j - c->pi) + 1,
 		                         XP_VP_PROC)) != XP_E_OK ||
-		    (err = xp_fbb_intern(c->b, callee->name,
-		                         strlen(callee->name),
-		                         &v.v.proc.name)) != XP_E_OK ||
+		    (err = xp_fbb_intern_proc(c->b, callee->name,
+		                              &v.v.proc.name)) != XP_E_OK ||
 		    (err = xp_fbb_intern(c->b, callee->obj, strlen(callee->obj),
 		                         &v.v.proc.objfile)) != XP_E_OK ||
 		    (err = xp_fbb_add_vpval(c->b, &v)) != XP_E_OK)
@@ -381,8 +410,7 @@ static xp_err add_proc(fbconv *c, size_t i)
 		return err;
 	for (size_t j = c->pi; j < c->npa && c->pa[j].caller == i; j++)
 		nvp++;
-	if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name), &pp.name)) !=
-	    XP_E_OK)
+	if ((err = xp_fbb_intern_proc(c->b, f->name, &pp.name)) != XP_E_OK)
 		return err;
 	pp.proc_id = ++c->pid;
 	pp.n_vp_sites = (uint32_t)nvp;
@@ -448,8 +476,8 @@ static xp_err add_srcfiles(fbconv *c)
 				return err;
 		}
 		xp_blockref br = {ln[i].block, ln[i].count, 0, 0};
-		if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name),
-		                         &br.proc)) != XP_E_OK ||
+		if ((err = xp_fbb_intern_proc(c->b, f->name, &br.proc)) !=
+		    XP_E_OK ||
 		    (err = xp_fbb_intern(c->b, f->obj, strlen(f->obj),
 		                         &br.objfile)) != XP_E_OK ||
 		    (err = xp_fbb_add_blockref(c->b, &br)) != XP_E_OK)
@@ -465,7 +493,6 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	fbconv c = {0};
 	xp_err err;
 
-	(void)d;
 	*out = NULL;
 	c.p = m;
 	c.unknown = c.p->hdr[2] == 1 ? "[java]" : "[unknown]";
@@ -482,6 +509,8 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	if (c.pr == NULL || c.pix == NULL || c.fr == NULL)
 		goto out;
 	index_procs(&c);
+	if ((err = names_apart(&c)) != XP_E_OK)
+		goto out;
 	for (size_t i = 0; i < c.an.nch; i++)
 		if ((err = add_chain(&c, i)) != XP_E_OK)
 			goto out;
@@ -493,6 +522,7 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 		err = XP_E_NOMEM;
 		goto out;
 	}
+	xp_fbb_set_diags(c.b, d);
 	for (size_t i = 0; i < c.npr; i++)
 		if ((err = add_proc(&c, i)) != XP_E_OK)
 			goto out;
@@ -502,6 +532,8 @@ xp_err xp_cp_to_feedback(const void *m, const xp_conv_opts *o, xp_fb **out,
 	err = xp_fbb_finish(c.b, out);
 out:
 	xp_fbb_free(c.b);
+	for (size_t i = 0; c.pr != NULL && i < c.npr; i++)
+		free(c.pr[i].apart);
 	XP_FREE(c.pr, c.ln, c.pa, c.pix, c.fr, c.tx);
 	xp_cp_an_free(&c.an);
 	return err;

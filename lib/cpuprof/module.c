@@ -248,6 +248,13 @@ static xp_err xp_cp_write(const void *m, xp_wbuf *w)
 	return w->err;
 }
 
+/* Samples, and the call stacks they were taken in. */
+static void xp_cp_totals(const void *model, xp_prof_totals *t)
+{
+	xp_prof_total(t, "samples", xp_cpuprof_total(model));
+	xp_prof_total(t, "stacks", xp_cpuprof_n_records(model));
+}
+
 static void xp_cp_free_model(void *m)
 {
 	xp_cp_free(m);

@@ -262,7 +262,7 @@ static void info_init(addrinfo *ai, uint64_t addr)
 {
 	memset(ai, 0, sizeof *ai);
 	ai->addr = addr;
-	ai->name = ai->file = ai->obj = ai->full = UINT32_MAX;
+	ai->name = ai->file = ai->obj = ai->full = ai->sym = UINT32_MAX;
 }
 
 /* Frame f of sa in the object at lib, named and placed, into ai. */
@@ -279,6 +279,30 @@ static xp_err name_frame(symctx *c, objent *o, const libent *lib,
 		return err;
 	ai->line = f->line;
 	return XP_E_OK;
+}
+
+/*
+ * For the conversion to feedback, the linker name of the function holding
+ * sa, into ai->sym, and the address of its symbol: the symbol table's
+ * function (xp_sym_lookup); but in an object without a static symbol
+ * table, whose few dynamic symbols would give the code of local functions
+ * to the exported one before them, the name of the function holding the
+ * code from the debugging information (func, when known; a C function's
+ * name, a C++ one's linkage name), at address 0.
+ */
+static xp_err linker_name(symctx *c, objent *o, uint64_t sa,
+                          const char *func, addrinfo *ai)
+{
+	const xp_symbol *y = xp_sym_lookup(o->sym, sa);
+
+	if (xp_sym_stripped(o->sym) && func != NULL && func[0] != '\0') {
+		ai->symaddr = 0;
+		return intern(c->sp, func, &ai->sym);
+	}
+	if (y == NULL || y->name[0] == '\0')
+		return XP_E_OK;
+	ai->symaddr = y->addr;
+	return intern(c->sp, y->name, &ai->sym);
 }
 
 /* addr named: the outermost frame into ai, the inlined ones after c->in. */
@@ -306,6 +330,8 @@ static xp_err symbolize(symctx *c, const libent *lib, uint64_t addr,
 		return err;
 	if ((n = read_frames(c, o, sa)) == 0)
 		return XP_E_NOMEM;
+	if ((err = linker_name(c, o, sa, c->fb[n - 1].func, ai)) != XP_E_OK)
+		return err;
 	if (n - 1 > c->incap - c->nin) {
 		size_t cap = c->incap * 2 > c->nin + n ? c->incap * 2
 		                                       : c->nin + n;
@@ -496,7 +522,7 @@ static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
 		if ((err = intern_pc(c, ai[i].addr, &ai[i].key)) != XP_E_OK)
 			return err;
 		ai[i].name = ai[i].key;
-		ai[i].file = ai[i].obj = UINT32_MAX;
+		ai[i].file = ai[i].obj = ai[i].sym = UINT32_MAX;
 		ai[i].line = 0;
 	}
 	while (p->textlen > 0 && s < end) {

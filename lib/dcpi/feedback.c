@@ -71,19 +71,6 @@ static int cmp_srcline(const void *x, const void *y)
 	return (a->proc > b->proc) - (a->proc < b->proc);
 }
 
-typedef struct {
-	const char *name;
-	uint32_t idx;
-} pname;
-
-static int cmp_pname(const void *x, const void *y)
-{
-	const pname *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
-
-	return c != 0 ? c : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
 /* The low 64 bits of the image id. */
 static uint64_t image_sig(const xp_dcpi *m)
 {
@@ -134,43 +121,24 @@ static const char *proc_name(const fbbuild *c, const sample *x)
 }
 
 /* Procedure names must be unique in an object file: a second function of
- * the same name (a static one elsewhere) is called name@0x<address>. */
+ * the same name (a static one elsewhere) is called name@0x<address>
+ * (xp_fb_names_apart). */
 static xp_err unique_names(fbbuild *c)
 {
 	const sample *s = c->s;
-	pname *pn = calloc(c->nprocs ? c->nprocs : 1, sizeof *pn);
+	const char **nm = calloc(c->nprocs + 1, sizeof *nm);
+	uint64_t *ad = calloc(c->nprocs + 1, sizeof *ad);
+	xp_err err = XP_E_NOMEM;
 
-	if (pn == NULL)
-		return XP_E_NOMEM;
-	for (size_t i = 0; i < c->n; i++)
-		if (i == 0 || s[i].proc != s[i - 1].proc) {
-			pn[s[i].proc].name = s[i].sym->name;
-			pn[s[i].proc].idx = s[i].proc;
+	if (nm != NULL && ad != NULL) {
+		for (size_t i = 0; i < c->n; i++) {
+			nm[s[i].proc] = s[i].sym->name;
+			ad[s[i].proc] = s[i].sym->addr;
 		}
-	xp_qsort(pn, c->nprocs, sizeof *pn, cmp_pname);
-	for (size_t i = 1; i < c->nprocs; i++) {
-		char **nm = &c->names[pn[i].idx];
-		if (strcmp(pn[i].name, pn[i - 1].name) != 0)
-			continue;
-		for (size_t j = 0; j < c->n; j++) {
-			char buf[32];
-			size_t len;
-			if (s[j].proc != pn[i].idx)
-				continue;
-			len = (size_t)snprintf(buf, sizeof buf, "@0x%" PRIx64,
-			                       s[j].sym->addr);
-			*nm = malloc(strlen(pn[i].name) + len + 1);
-			if (*nm == NULL) {
-				free(pn);
-				return XP_E_NOMEM;
-			}
-			strcpy(*nm, pn[i].name);
-			strcat(*nm, buf);
-			break;
-		}
+		err = xp_fb_names_apart(nm, ad, c->nprocs, c->names);
 	}
-	free(pn);
-	return XP_E_OK;
+	XP_FREE(nm, ad);
+	return err;
 }
 
 /* The procedure of samples i up to j, its entry first: a block per
@@ -186,7 +154,7 @@ static xp_err add_proc(fbbuild *c, size_t i, size_t j)
 
 	for (size_t k = i; k < j; k++)
 		ntup += s[k].line != 0;
-	if ((err = xp_fbb_intern(c->b, nm, strlen(nm), &p.name)) != XP_E_OK)
+	if ((err = xp_fbb_intern_proc(c->b, nm, &p.name)) != XP_E_OK)
 		return err;
 	p.proc_id = s[i].proc + 1;
 	p.n_srcmap_ops = ntup;
@@ -248,8 +216,8 @@ static xp_err add_srcfiles(fbbuild *c)
 				br.block = x->block;
 				br.count = x->count;
 				br.objfile = c->objpath;
-				if ((err = xp_fbb_intern(c->b, nm, strlen(nm),
-				                         &br.proc)) != XP_E_OK ||
+				if ((err = xp_fbb_intern_proc(c->b, nm,
+				                              &br.proc)) != XP_E_OK ||
 				    (err = xp_fbb_add_blockref(c->b, &br)) !=
 				    XP_E_OK)
 					return err;
@@ -261,7 +229,7 @@ static xp_err add_srcfiles(fbbuild *c)
 
 /* Builds the profile from the samples, grouped and sorted. */
 static xp_err build(const xp_dcpi *m, const char *path, sample *s, size_t n,
-                    size_t nprocs, xp_fb **out)
+                    size_t nprocs, xp_fb **out, xp_diags *d)
 {
 	fbbuild c = { 0 };
 	size_t nfiles = 0;
@@ -273,6 +241,7 @@ static xp_err build(const xp_dcpi *m, const char *path, sample *s, size_t n,
 	c.nprocs = nprocs;
 	if ((c.b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0)) == NULL)
 		return XP_E_NOMEM;
+	xp_fbb_set_diags(c.b, d);
 	c.names = calloc(nprocs ? nprocs : 1, sizeof *c.names);
 	c.byline = calloc(n ? n : 1, sizeof *c.byline);
 	if (c.names == NULL || c.byline == NULL)
@@ -485,7 +454,7 @@ xp_err xp_dcpi_to_feedback(const void *mv, const xp_conv_opts *o,
 	if ((err = add_entries(&v, sym)) != XP_E_OK)
 		goto out;
 	nprocs = number_samples(&v);
-	err = build(m, path, v.s, v.n, nprocs, out);
+	err = build(m, path, v.s, v.n, nprocs, out, d);
 out:
 	free(v.s);
 	xp_sym_free(sym);

@@ -392,6 +392,21 @@ static xp_err xp_dcpi_write(const void *mv, xp_wbuf *w)
 	return w->err;
 }
 
+/* Samples, and the addresses that have any. */
+static void xp_dcpi_totals(const void *model, xp_prof_totals *t)
+{
+	size_t n;
+	const uint32_t *c = xp_dcpi_counts(model, &n);
+	uint64_t samples = 0, addrs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		samples += c[i];
+		addrs += c[i] != 0;
+	}
+	xp_prof_total(t, "samples", samples);
+	xp_prof_total(t, "addresses", addrs);
+}
+
 static void xp_dcpi_free_model(void *m)
 {
 	xp_dcpi_free(m);

@@ -61,7 +61,8 @@ static xp_err fold(const xp_xs *x, const stack *s, xp_buf *b)
 			                            ? ln->full : ln->name);
 			if ((sep && xp_buf_append(b, ";", 1)) ||
 			    xp_buf_append(b, nm, strlen(nm)) ||
-			    (j > 0 && xp_buf_append(b, "[inline]", 8)))
+			    (j + 1 < l->n &&
+			     xp_buf_append(b, "[inline]", 8)))
 				return XP_E_NOMEM;
 			sep = 1;
 		}

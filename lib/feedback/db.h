@@ -92,10 +92,14 @@ xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
 xp_err xp_open_any_like(const char *path, const xp_fb *const *like,
                         unsigned nlike, int *same, xp_fb **out, xp_diags *d);
 /* xp_text_parse_fd() of a stream whose first n bytes, head, were read
- * from fd already (text_parse.c). */
+ * from fd already (text_parse.c); sum, when not NULL, counts every byte
+ * of the text (head included) as the parser takes it. */
 xp_err xp_text_parse_fd_after(int fd, const void *head, size_t n,
                               const char *name, const xp_parse_opts *opts,
-                              xp_fb **out, xp_diags *d);
+                              xp_bytesum *sum, xp_fb **out, xp_diags *d);
+/* The totals of fb that a manifest records: its object files,
+ * procedures, counters and the saturating sum of its counts (open.c). */
+void xp_fb_totals(const xp_fb *fb, uint64_t tot[4]);
 /* The same for an input opened with xp_input_open() (registry/open.c). */
 xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
                               unsigned nlike, int *same, xp_fb **out,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "feedback/db.h"
+#include "xprof_manifest.h"
 
 #define NONE UINT32_MAX
 #define U64MAX UINT64_MAX
@@ -71,7 +72,11 @@ typedef struct {
 	vval *v;
 } vrec;
 
-/* Block ref tags: which version of its procedure a count belongs to. */
+/* Block ref tags: which version of its procedure a count belongs to (the
+ * procedure's gen when it was added).  TAG_ANY: to none, the counts of
+ * inputs that do not hold the procedure, kept whatever version stays; a
+ * line keeps them in a ref of their own beside the ref of the same key
+ * that a version's counts go to, and the two meet when settling. */
 #define TAG_ANY UINT32_MAX
 /* In ptag: the input's version of the procedure was dropped. */
 #define TAG_DROP (UINT32_MAX - 1)
@@ -194,6 +199,7 @@ typedef struct {
 
 struct xp_merger {
 	xp_merge_opts o;
+	const xp_manifest *man;  /* written with the database, or NULL */
 	uint64_t count;       /* inputs added */
 	int failed;
 	xp_datatype type;

@@ -7,7 +7,10 @@
  * bisection of a source file's sorted lines; a hash map of every line,
  * built the first time the inputs of a file disagree on the order of its
  * lines, serves the rest.  The block refs of all lines live in one array,
- * each line's in a run that moves to the end when it must grow.
+ * each line's in a run that moves to the end when it must grow.  A ref's
+ * counts from inputs without its procedure stay apart from those of the
+ * procedure's versions (TAG_ANY in merge.h), so that dropping a version
+ * never takes them, in whatever order the inputs come.
  */
 #include <string.h>
 
@@ -157,6 +160,8 @@ static xp_err line_add_ref(xp_merger *m, aline *l, const aref *r)
  * The position of ref (po, pp, block) among the refs of line l: position
  * q first (inputs of one binary list them in the same order), then a
  * scan; l->nref when it is absent.  *pi: its procedure, NONE when none.
+ * The ref found may hold the counts of the other kind than the ones to
+ * add (see ref_of_kind).
  */
 static uint32_t find_ref(const xp_merger *m, const aline *l, uint32_t q,
                          uint32_t po, uint32_t pp, uint32_t block,
@@ -179,9 +184,36 @@ static uint32_t find_ref(const xp_merger *m, const aline *l, uint32_t q,
 }
 
 /*
+ * The counts of inputs that do not hold a ref's procedure (tag TAG_ANY)
+ * belong to no version of it, so no version's drop takes them: they are
+ * kept in a ref of their own beside the one of the procedure's versions
+ * until settling adds the two.  Given ref e of line l (found by
+ * find_ref, or l->nref), the position of the ref of the same key that
+ * holds the counts of tag's kind; l->nref when there is none yet.
+ */
+static uint32_t ref_of_kind(const xp_merger *m, const aline *l, uint32_t e,
+                            uint32_t tag)
+{
+	if (e >= l->nref)
+		return l->nref;
+	const aref *lr = m->rp + l->first, *r = &lr[e];
+	int any = tag == TAG_ANY;
+	if ((r->tag == TAG_ANY) == any)
+		return e;
+	uint32_t k;
+	for (k = 0; k < l->nref; k++)
+		if (lr[k].block == r->block && lr[k].proc == r->proc &&
+		    lr[k].objfile == r->objfile && (lr[k].tag == TAG_ANY) == any)
+			break;
+	return k;
+}
+
+/*
  * Combines count c (weighted already; sat: weighing saturated) of the
- * version tag into ref e of line li, a new ref when e is past the
- * line's refs.  The counts of a version since replaced are replaced.
+ * version tag (TAG_ANY: of an input without the procedure) into ref e
+ * of line li, which holds counts of tag's kind, or a new ref when e is
+ * past the line's refs.  The counts of a version since replaced are
+ * replaced.
  */
 static xp_err put_ref(xp_merger *m, uint32_t li, uint32_t e, uint32_t po,
                       uint32_t pp, uint32_t block, uint32_t tag,
@@ -195,12 +227,10 @@ static xp_err put_ref(xp_merger *m, uint32_t li, uint32_t e, uint32_t po,
 	}
 	aref *r = &m->rp[l->first + e];
 	r->pi = pi;
-	if (tag != TAG_ANY && r->tag != TAG_ANY && r->tag < tag) {
+	if (tag != TAG_ANY && r->tag < tag) {
 		r->tag = tag;
 		combine(m, &r->count, c, 1, sat);
 	} else {
-		if (r->tag == TAG_ANY)
-			r->tag = tag;
 		combine(m, &r->count, c, 0, sat);
 	}
 	return XP_E_OK;
@@ -250,6 +280,7 @@ xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i)
 			uint32_t pi;
 			uint32_t e = find_ref(m, &m->ln[li], q, po, pp, block, &pi);
 			uint32_t tag = pi == NONE ? TAG_ANY : m->ptag[pi];
+			e = ref_of_kind(m, &m->ln[li], e, tag);
 			if (note) {
 				note[0] = li;
 				note[1] = tag == TAG_DROP ? NONE : e;
@@ -302,6 +333,7 @@ xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
 			uint32_t po = sid[r->objfile], pp = sid[r->proc];
 			uint32_t e = find_ref(m, &m->ln[li], q, po, pp, r->block,
 			                      &pi);
+			e = ref_of_kind(m, &m->ln[li], e, t);
 			if ((err = put_ref(m, li, e, po, pp, r->block, t, pi,
 			                   r->count, 0)))
 				return err;

@@ -234,6 +234,48 @@ static void sort_refs(const xp_merger *m, aref *r, uint32_t n)
 		}
 }
 
+/*
+ * The final refs of line l: the counts of dropped versions go, and
+ * those of inputs that did not hold the procedure (TAG_ANY, whatever
+ * version is kept) join the kept version's, in a ref of the same key.
+ */
+static void settle_line(xp_merger *m, aline *l)
+{
+	aref *lr = l->nref ? m->rp + l->first : NULL;
+	uint32_t k = 0, nany = 0;
+	for (uint32_t q = 0; q < l->nref; q++) {
+		aref *r = &lr[q];
+		if (r->tag != TAG_ANY) {
+			uint32_t pi = r->pi;
+			if (pi == NONE) {
+				uint32_t ofi = m->of_by_str[r->objfile];
+				pi = ofi == NONE ? NONE
+				                 : find_proc(m, ofi, r->proc);
+			}
+			if (pi != NONE && (m->pr[pi].gen != r->tag ||
+			                   m->pr[pi].dropped == 1))
+				continue;
+		}
+		nany += r->tag == TAG_ANY;
+		lr[k++] = *r;
+	}
+	if (nany > 0 && nany < k) {
+		/* Both kinds: refs of one key meet once sorted. */
+		sort_refs(m, lr, k);
+		uint32_t n = 0;
+		for (uint32_t q = 0; q < k; q++) {
+			if (n > 0 && cmp_ref(m, &lr[n - 1], &lr[q]) == 0)
+				combine(m, &lr[n - 1].count, lr[q].count, 0, 0);
+			else
+				lr[n++] = lr[q];
+		}
+		k = n;
+	}
+	for (uint32_t q = 0; q < k; q++)
+		lr[q].count = scale_value(m, lr[q].count);
+	l->nref = k;
+}
+
 /* Final counts, the drops decided at the end, and the stats. */
 static xp_err settle(xp_merger *m, xp_diags *d)
 {
@@ -268,28 +310,8 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 				p->dropped = 2;
 		}
 	}
-	for (uint32_t i = 0; i < m->nln; i++) {
-		aline *l = &m->ln[i];
-		aref *lr = l->nref ? m->rp + l->first : NULL;
-		uint32_t k = 0;
-		for (uint32_t q = 0; q < l->nref; q++) {
-			aref *r = &lr[q];
-			if (r->tag != TAG_ANY) {
-				uint32_t pi = r->pi;
-				if (pi == NONE) {
-					uint32_t ofi = m->of_by_str[r->objfile];
-					pi = ofi == NONE ? NONE
-					                 : find_proc(m, ofi, r->proc);
-				}
-				if (pi != NONE && (m->pr[pi].gen != r->tag ||
-				                   m->pr[pi].dropped == 1))
-					continue;
-			}
-			r->count = scale_value(m, r->count);
-			lr[k++] = *r;
-		}
-		l->nref = k;
-	}
+	for (uint32_t i = 0; i < m->nln; i++)
+		settle_line(m, &m->ln[i]);
 	for (uint32_t i = 0; i < m->nof; i++) {
 		aobj *o = &m->of[i];
 		o->max = o->sum = 0;

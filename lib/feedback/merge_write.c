@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback/manifest.h"
 #include "feedback/merge.h"
 
 /*
@@ -472,8 +473,13 @@ static xp_err write_planned(result *R, xp_lock *l, xp_diags *d)
 	wr.shape.count[XP_DBE_STRINGS] = R->strbytes;
 	for (int t = 0; t < XP_T_COUNT_; t++)
 		wr.shape.count[XP_DBE_TABLE0 + t] = R->n[t];
-	return xp_profdir_write_with(l, m->type, m->nof, objfile, write_result,
-	                             &wr, d);
+	return xp_profdir_write_with_manifest(l, m->type, m->nof, objfile,
+	                                      write_result, &wr, m->man, d);
+}
+
+void xp_merger_set_manifest(xp_merger *m, const xp_manifest *man)
+{
+	m->man = man;
 }
 
 xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d)

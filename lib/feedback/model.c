@@ -114,6 +114,24 @@ void xp_buf_free(xp_buf *b)
 	b->len = b->cap = 0;
 }
 
+int xp_array_grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	size_t nc;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	if (nc > SIZE_MAX / sz)
+		return -1;
+	q = realloc(*p, nc * sz);
+	if (q == NULL)
+		return -1;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sealed profiles                                                     */
 /* ------------------------------------------------------------------ */
@@ -459,6 +477,8 @@ struct xp_fbb {
 	/* The open sections (indexes), UINT32_MAX when none. */
 	uint32_t cur_obj, cur_proc, cur_vp, cur_prog, cur_src, cur_line;
 	int stat_target;
+
+	xp_diags *d;    /* where refusals are explained, or NULL */
 };
 
 xp_fbb *xp_fbb_new(xp_datatype type, unsigned minor, uint32_t n_proc_names)
@@ -489,9 +509,75 @@ uint32_t xp_fbb_count(const xp_fbb *b, xp_table t)
 	return (unsigned)t < XP_T_COUNT_ ? b->n[t] : 0;
 }
 
+void xp_fbb_set_diags(xp_fbb *b, xp_diags *d)
+{
+	b->d = d;
+}
+
+/* Up to 60 bytes of s for a message, bytes below 0x20 and 0x7f as
+ * \xNN, "..." when cut. */
+static void quote(char *buf, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && i < 60; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f) {
+			buf[k++] = '\\';
+			buf[k++] = 'x';
+			buf[k++] = hex[c >> 4];
+			buf[k++] = hex[c & 15];
+		} else {
+			buf[k++] = (char)c;
+		}
+	}
+	if (len > 60)
+		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
+	buf[k] = '\0';
+}
+
+/*
+ * Every string of a profile is a name or a path that the text and the
+ * database must be able to hold (xprof_text(5), xprof_db(5)): at least
+ * one byte, and no space, tab, CR, LF or NUL.
+ */
 xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out)
 {
+	char q[60 * 4 + 4];
+	size_t i = 0;
+
+	while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
+	       s[i] != '\n' && s[i] != '\0')
+		i++;
+	if (len == 0)
+		return xp_diag_file(b->d, XP_E_INVAL, "", "an empty string "
+		                    "cannot be a feedback name or path");
+	if (i < len) {
+		quote(q, s, len);
+		return xp_diag_file(b->d, XP_E_INVAL, "", "\"%s\" holds byte "
+		                    "0x%02x: a feedback name or path cannot hold "
+		                    "space, tab, CR, LF or NUL", q,
+		                    (unsigned char)s[i]);
+	}
 	return xp_strpool_intern(&b->sp, s, len, out);
+}
+
+/* A procedure named in a <proc_name>:<objfile> pair (of what) cannot
+ * hold ':': the text splits the pair at the first one. */
+static xp_err pair_name(xp_fbb *b, xp_str name, const char *what)
+{
+	char q[60 * 4 + 4];
+
+	if (name >= b->sp.n)
+		return XP_E_INVAL;
+	if (memchr(xp_strpool_str(&b->sp, name), ':',
+	           xp_strpool_len(&b->sp, name)) == NULL)
+		return XP_E_OK;
+	quote(q, xp_strpool_str(&b->sp, name), xp_strpool_len(&b->sp, name));
+	return xp_diag_file(b->d, XP_E_INVAL, "", "%s names procedure \"%s\", "
+	                    "which holds ':': the procedure of a "
+	                    "<proc_name>:<objfile> pair cannot", what, q);
 }
 
 const char *xp_fbb_str(const xp_fbb *b, xp_str s)
@@ -699,6 +785,9 @@ xp_err xp_fbb_add_vpval(xp_fbb *b, const xp_vpval *v)
 	xp_vptype type =
 	    (xp_vptype)xp_get_le32(rec(b, XP_T_VPS, b->cur_vp) + XP_VP_TYPE);
 	xp_err err = XP_E_OK;
+	if (type == XP_VP_PROC && v->has_value &&
+	    (err = pair_name(b, v->v.proc.name, "a VP_PROC value")) != XP_E_OK)
+		return err;
 	unsigned char *p = add_rec(b, XP_T_VPVALS, &err);
 	if (!p)
 		return err;
@@ -801,7 +890,9 @@ xp_err xp_fbb_add_comdat(xp_fbb *b, xp_str proc, xp_str objfile)
 {
 	if (b->cur_prog == UINT32_MAX)
 		return XP_E_INVAL;
-	xp_err err = XP_E_OK;
+	xp_err err = pair_name(b, proc, "a COMDAT_PROC");
+	if (err)
+		return err;
 	unsigned char *p = add_rec(b, XP_T_COMDATS, &err);
 	if (!p)
 		return err;
@@ -847,7 +938,9 @@ xp_err xp_fbb_add_blockref(xp_fbb *b, const xp_blockref *r)
 {
 	if (b->cur_line == UINT32_MAX)
 		return XP_E_INVAL;
-	xp_err err = XP_E_OK;
+	xp_err err = pair_name(b, r->proc, "a block reference");
+	if (err)
+		return err;
 	unsigned char *p = add_rec(b, XP_T_BLOCKREFS, &err);
 	if (!p)
 		return err;
@@ -952,9 +1045,9 @@ typedef struct {
 	unsigned field;
 } idxctx;
 
-static int cmp_idx(uint32_t a, uint32_t b, const void *ctx)
+/* Compares the keys of records a and b, ignoring their order. */
+static int cmp_key(uint32_t a, uint32_t b, const idxctx *c)
 {
-	const idxctx *c = ctx;
 	const xp_fbb *fb = c->b;
 	if (c->t == XP_T_PROCS) {
 		uint32_t oa = xp_get_le32(fb->tab[XP_T_PROCS].p +
@@ -971,12 +1064,47 @@ static int cmp_idx(uint32_t a, uint32_t b, const void *ctx)
 	size_t size = xp_tabdescs[c->t].size;
 	uint32_t sa = xp_get_le32(fb->tab[c->t].p + (size_t)a * size + c->field);
 	uint32_t sb = xp_get_le32(fb->tab[c->t].p + (size_t)b * size + c->field);
-	if (sa != sb)
-		return sa < sb ? -1 : 1;
+	return sa < sb ? -1 : sa > sb;
+}
+
+static int cmp_idx(uint32_t a, uint32_t b, const void *ctx)
+{
+	int k = cmp_key(a, b, ctx);
+	if (k != 0)
+		return k;
 	return a < b ? -1 : a > b;
 }
 
-static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field)
+/*
+ * Keys are unique (paths; procedure names within an object file): the
+ * readers refuse a second one.  ids: the records sorted by key; str: the
+ * sealed strings (the keys' ids are theirs by now).
+ */
+static xp_err unique_keys(const xp_fbb *b, const idxctx *c,
+                          const uint32_t *ids, uint32_t n,
+                          const xp_buf *strtab, const xp_buf *stroff)
+{
+	size_t size = xp_tabdescs[c->t].size;
+
+	for (uint32_t i = 1; i < n; i++) {
+		if (cmp_key(ids[i - 1], ids[i], c) != 0)
+			continue;
+		uint32_t s = xp_get_le32(b->tab[c->t].p + (size_t)ids[i] * size +
+		                         c->field);
+		const char *key = (const char *)strtab->p +
+		                  xp_get_le32(stroff->p + (size_t)s * 4);
+		return xp_diag_file(b->d, XP_E_INVAL, "", "two %s \"%.60s\"%s",
+		                    c->t == XP_T_PROCS ? "procedures named" :
+		                    c->t == XP_T_OBJFILES ? "object files" :
+		                    c->t == XP_T_PROGRAMS ? "programs" :
+		                    "source files", key,
+		                    c->t == XP_T_PROCS ? " in one object file" : "");
+	}
+	return XP_E_OK;
+}
+
+static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field,
+                          const xp_buf *strtab, const xp_buf *stroff)
 {
 	uint32_t n = b->n[t];
 	xp_buf *ib = &b->tab[idx];
@@ -990,6 +1118,8 @@ static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field)
 		ids[i] = i;
 	idxctx c = {b, t, field};
 	xp_err err = msort(ids, n, cmp_idx, &c);
+	if (!err)
+		err = unique_keys(b, &c, ids, n, strtab, stroff);
 	if (!err) {
 		for (uint32_t i = 0; i < n; i++)
 			xp_put_le32(ib->p + (size_t)i * 4, ids[i]);
@@ -1043,10 +1173,14 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 	if ((err = each_strfield(b, renumber, &c)))
 		goto out;
 
-	if ((err = build_index(b, XP_T_IDX_OBJFILES, XP_T_OBJFILES, XP_OF_PATH)) ||
-	    (err = build_index(b, XP_T_IDX_PROCS, XP_T_PROCS, XP_PR_NAME)) ||
-	    (err = build_index(b, XP_T_IDX_PROGRAMS, XP_T_PROGRAMS, XP_PG_PATH)) ||
-	    (err = build_index(b, XP_T_IDX_SRCFILES, XP_T_SRCFILES, XP_SF_PATH)))
+	if ((err = build_index(b, XP_T_IDX_OBJFILES, XP_T_OBJFILES, XP_OF_PATH,
+	                       &strtab, &stroff)) ||
+	    (err = build_index(b, XP_T_IDX_PROCS, XP_T_PROCS, XP_PR_NAME,
+	                       &strtab, &stroff)) ||
+	    (err = build_index(b, XP_T_IDX_PROGRAMS, XP_T_PROGRAMS, XP_PG_PATH,
+	                       &strtab, &stroff)) ||
+	    (err = build_index(b, XP_T_IDX_SRCFILES, XP_T_SRCFILES, XP_SF_PATH,
+	                       &strtab, &stroff)))
 		goto out;
 
 	fb = xp_fb_alloc(b->type, b->minor, b->n_proc_names);

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "feedback/db.h"
+#include "feedback/manifest.h"
 
 /* ------------------------------------------------------------------ */
 /* Atomic files                                                        */
@@ -330,6 +330,33 @@ char *xp_profdir_file(const char *dir, xp_datatype t, const char *objfile)
 	return s;
 }
 
+/* The name of the manifest of data of type t in its profile directory:
+ * NAME.manifest at its top (objfd-KEY.manifest for objfd data, so that
+ * objfd holds databases only). */
+static void manifest_name(xp_datatype t, const char *objfile, char buf[64])
+{
+	char key[17];
+
+	if (t == XP_DT_OBJFD && objfile) {
+		objfd_key(objfile, key);
+		snprintf(buf, 64, "objfd-%s.manifest", key);
+	} else {
+		snprintf(buf, 64, "%s.manifest", xp_datatype_name(t));
+	}
+}
+
+char *xp_profdir_manifest(const char *dir, xp_datatype t, const char *objfile)
+{
+	char name[64];
+	size_t n = strlen(dir) + sizeof name + 1;
+	char *s = malloc(n);
+
+	manifest_name(t, objfile, name);
+	if (s)
+		snprintf(s, n, "%s/%s", dir, name);
+	return s;
+}
+
 /* Syncs the directory that holds path, so that a new entry in it lasts. */
 static void sync_parent(const char *path)
 {
@@ -512,9 +539,57 @@ void xp_profdir_unlock(xp_lock *l)
 	free(l);
 }
 
-xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
-                             const char *objfile, xp_profdir_write_fn write,
-                             void *ctx, xp_diags *d)
+/*
+ * Writes man into a new temporary file *out at the top of the profile
+ * directory, describing the database just written into fd.
+ */
+static xp_err stage_manifest(xp_lock *l, xp_datatype t, const char *objfile,
+                             int fd, const xp_manifest *man, xp_afile **out,
+                             xp_diags *d)
+{
+	unsigned char head[XP_DBH_CRC + 4];
+	char name[64], *mpath;
+	struct stat st;
+	xp_buf text;
+	uint32_t crc;
+	int mdirfd;
+	xp_err err;
+
+	*out = NULL;
+	manifest_name(t, objfile, name);
+	if (fstat(fd, &st) != 0 || pread(fd, head, sizeof head, 0) !=
+	                           (ssize_t)sizeof head)
+		return xp_diag_file(d, XP_E_IO, l->dir, "cannot read back the "
+		                    "database written: %s", strerror(errno));
+	/* The database's checksum is taken with its own field zero. */
+	crc = xp_get_le32(head + XP_DBH_CRC);
+	crc = xp_crc32c_with_field(crc, (uint64_t)st.st_size, XP_DBH_CRC, crc);
+	if ((mpath = xp_profdir_manifest(l->dir, t, objfile)) == NULL)
+		return XP_E_NOMEM;
+	memset(&text, 0, sizeof text);
+	err = xp_manifest_text(man, 1, (uint64_t)st.st_size, crc, &text);
+	if (err == XP_E_OK) {
+		if ((mdirfd = dup(l->fd)) < 0)
+			err = xp_diag_file(d, XP_E_IO, mpath, "%s", strerror(errno));
+		else
+			err = afile_open_at(mdirfd, name, mpath, out, d);
+	}
+	if (err == XP_E_OK &&
+	    xp_manifest_write_all((*out)->fd, text.p, text.len) != 0) {
+		err = xp_diag_file(d, XP_E_IO, mpath, "cannot write: %s",
+		                   strerror(errno));
+		xp_afile_abort(*out);
+		*out = NULL;
+	}
+	xp_buf_free(&text);
+	free(mpath);
+	return err;
+}
+
+xp_err xp_profdir_write_with_manifest(xp_lock *l, xp_datatype t,
+                                      uint32_t nobj, const char *objfile,
+                                      xp_profdir_write_fn write, void *ctx,
+                                      const xp_manifest *man, xp_diags *d)
 {
 	if (t == XP_DT_OBJFD && nobj != 1)
 		return xp_diag_file(d, XP_E_INVAL, l->dir,
@@ -566,7 +641,7 @@ xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
 		}
 	}
 
-	xp_afile *f;
+	xp_afile *f, *mf = NULL;
 	const char *base = strrchr(path, '/') + 1;
 	if ((err = afile_open_at(dirfd, base, path, &f, d)))
 		goto out;
@@ -577,10 +652,37 @@ xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
 		xp_afile_abort(f);
 		goto out;
 	}
-	err = xp_afile_commit(f, d);
+	if (man && (err = stage_manifest(l, t, objfile, f->fd, man, &mf, d))) {
+		xp_afile_abort(f);
+		goto out;
+	}
+	/* The database first: a reader that sees the new one with the old
+	 * manifest (or a crash between the renames) finds that the
+	 * manifest describes another database. */
+	if ((err = xp_afile_commit(f, d))) {
+		xp_afile_abort(mf);
+		goto out;
+	}
+	if (mf) {
+		err = xp_afile_commit(mf, d);
+	} else {
+		/* A manifest of the database replaced describes it no more. */
+		char name[64];
+		manifest_name(t, objfile, name);
+		if (unlinkat(l->fd, name, 0) == 0)
+			fsync(l->fd);
+	}
 out:
 	free(path);
 	return err;
+}
+
+xp_err xp_profdir_write_with(xp_lock *l, xp_datatype t, uint32_t nobj,
+                             const char *objfile, xp_profdir_write_fn write,
+                             void *ctx, xp_diags *d)
+{
+	return xp_profdir_write_with_manifest(l, t, nobj, objfile, write, ctx,
+	                                      NULL, d);
 }
 
 static xp_err write_db(void *ctx, int fd)
@@ -588,7 +690,9 @@ static xp_err write_db(void *ctx, int fd)
 	return xp_db_write_fd(ctx, fd);
 }
 
-xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
+/* xp_profdir_write_locked() with man beside the database. */
+static xp_err write_locked_manifest(xp_lock *l, const xp_fb *fb,
+                                    const xp_manifest *man, xp_diags *d)
 {
 	const char *objfile = NULL;
 	if (fb->n[XP_T_OBJFILES] == 1) {
@@ -596,17 +700,29 @@ xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
 		xp_fb_objfile(fb, 0, &o);
 		objfile = xp_fb_str(fb, o.path);
 	}
-	return xp_profdir_write_with(l, fb->type, fb->n[XP_T_OBJFILES], objfile,
-	                             write_db, (void *)fb, d);
+	return xp_profdir_write_with_manifest(l, fb->type, fb->n[XP_T_OBJFILES],
+	                                      objfile, write_db, (void *)fb, man,
+	                                      d);
+}
+
+xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d)
+{
+	return write_locked_manifest(l, fb, NULL, d);
 }
 
 xp_err xp_profdir_write(const char *dir, const xp_fb *fb, xp_diags *d)
+{
+	return xp_profdir_write_manifest(dir, fb, NULL, d);
+}
+
+xp_err xp_profdir_write_manifest(const char *dir, const xp_fb *fb,
+                                 const xp_manifest *man, xp_diags *d)
 {
 	xp_lock *l;
 	xp_err err = xp_profdir_lock(dir, 1, &l, d);
 	if (err)
 		return err;
-	err = xp_profdir_write_locked(l, fb, d);
+	err = write_locked_manifest(l, fb, man, d);
 	if (err)
 		xp_profdir_unlock_failed(l);
 	else

@@ -256,6 +256,7 @@ struct xp_tx_parser {
 	int in_eof;                /* fd mode: read() returned 0 */
 	xp_buf carry;              /* fd mode: a partial line read ahead */
 	uint64_t in_off;           /* input offset of the next chunk */
+	xp_bytesum *sum;           /* when not NULL: every byte taken */
 	char *cbuf[2];
 	size_t ccap[2], clen[2];
 	int cur;
@@ -547,6 +548,10 @@ int xp_tx_next_chunk(xp_tx_parser *P, yyscan_t s)
 	                                         : copy_chunk(P, c);
 	if (n <= 0)
 		return 0;
+	if (P->sum) {
+		P->sum->crc = xp_crc32c(P->sum->crc, P->cbuf[c], (size_t)n);
+		P->sum->len += (uint64_t)n;
+	}
 	memset(P->cbuf[c] + n, 0, 2 + XP_TX_PAD);
 	P->clen[c] = (size_t)n;
 	P->cur = c;
@@ -1847,18 +1852,18 @@ static xp_err run(xp_tx_parser *P, const xp_parse_opts *opts, xp_fb **out)
 /* fd mode from a stream: head (n bytes) was read from fd before, and
  * comes first. */
 static xp_err parse_after(int fd, const void *head, size_t n, const char *name,
-                          const xp_parse_opts *opts, xp_fb **out,
-                          xp_diags *d);
+                          const xp_parse_opts *opts, xp_bytesum *sum,
+                          xp_fb **out, xp_diags *d);
 
 static xp_err parse(int fd, const void *buf, size_t len, const char *name,
                     const xp_parse_opts *opts, xp_fb **out, xp_diags *d)
 {
-	return parse_after(fd, buf, fd < 0 ? len : 0, name, opts, out, d);
+	return parse_after(fd, buf, fd < 0 ? len : 0, name, opts, NULL, out, d);
 }
 
 static xp_err parse_after(int fd, const void *buf, size_t len,
                           const char *name, const xp_parse_opts *opts,
-                          xp_fb **out, xp_diags *d)
+                          xp_bytesum *sum, xp_fb **out, xp_diags *d)
 {
 	*out = NULL;
 	xp_tx_parser *P = calloc(1, sizeof *P);
@@ -1867,6 +1872,7 @@ static xp_err parse_after(int fd, const void *buf, size_t len,
 	P->d = d;
 	P->name = name;
 	P->fd = fd;
+	P->sum = sum;
 	P->max_errors = opts && opts->max_errors ? opts->max_errors : 20;
 	if (fd < 0) {
 		P->in = buf;
@@ -1916,9 +1922,9 @@ xp_err xp_text_parse_mem(const void *buf, size_t len, const char *name,
 
 xp_err xp_text_parse_fd_after(int fd, const void *head, size_t n,
                               const char *name, const xp_parse_opts *opts,
-                              xp_fb **out, xp_diags *d)
+                              xp_bytesum *sum, xp_fb **out, xp_diags *d)
 {
-	return parse_after(fd, head, n, name, opts, out, d);
+	return parse_after(fd, head, n, name, opts, sum, out, d);
 }
 
 xp_err xp_text_parse_fd(int fd, const char *name, const xp_parse_opts *opts,

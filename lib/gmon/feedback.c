@@ -6,7 +6,9 @@
  *
  * One OBJFILE, named as the executable was given.  One procedure per
  * function of gprof's symbol table (what gprof -z lists: never-run
- * functions too), in address order, proc ids from 1, with
+ * functions too), by its linker name (the symbol's: gprof prints it
+ * demangled), told apart from others of the name (xp_fb_names_apart), in
+ * address order, proc ids from 1, with
  *   counter 1: its self cost, the one figure its sum and rank measure:
  *              the histogram samples credited to it (rounded to the
  *              nearest whole sample: gprof splits bins between
@@ -94,11 +96,44 @@ typedef struct {
 	                          and then callee address */
 	size_t narcs;
 	int cost_calls;        /* counter 1 holds calls, not samples */
+	char **apart;          /* per function: its name told apart, or NULL */
 	xp_fbb *b;
 	const char *objname;   /* the executable, as given */
 	xp_str objpath;
 	uint32_t pid;          /* the last proc id */
 } gconv;
+
+/* The name of function i's procedure: its linker name, told apart from
+ * the other functions' (xp_fb_names_apart). */
+static const char *proc_name(const gconv *c, size_t i)
+{
+	return c->apart[i] != NULL ? c->apart[i] : c->a->fns[i].name;
+}
+
+/* The names of the listed functions told apart. */
+static xp_err names_apart(gconv *c)
+{
+	const xp_gmon_analysis *a = c->a;
+	const char **nm = calloc(a->n_fns + 1, sizeof *nm);
+	uint64_t *ad = calloc(a->n_fns + 1, sizeof *ad);
+	char **out = calloc(a->n_fns + 1, sizeof *out);
+	size_t n = 0;
+	xp_err err = XP_E_NOMEM;
+
+	if (nm != NULL && ad != NULL && out != NULL) {
+		for (size_t i = 0; i < a->n_fns; i++)
+			if (!a->fns[i].excluded) {
+				nm[n] = a->fns[i].name;
+				ad[n++] = a->fns[i].addr;
+			}
+		err = xp_fb_names_apart(nm, ad, n, out);
+	}
+	for (size_t i = 0, k = 0; err == XP_E_OK && i < a->n_fns; i++)
+		if (!a->fns[i].excluded)
+			c->apart[i] = out[k++];
+	XP_FREE(nm, ad, out);
+	return err;
+}
 
 /* Basic-block counts by function, summed per address. */
 static void gather_bbs(gconv *c)
@@ -201,20 +236,18 @@ static void note_line(gconv *c, uint64_t pc, uint32_t blk, uint64_t count,
  * the arcs at *k on. */
 static xp_err add_calls(gconv *c, size_t i, size_t *k)
 {
-	const xp_gmon_analysis *a = c->a;
 	uint32_t expr = 0;
 	xp_err err;
 
 	for (; *k < c->narcs && c->arcs[*k].parent == i; ++*k) {
 		const xp_gmon_farc *r = &c->arcs[*k];
-		const char *callee = a->fns[r->child].name;
+		const char *callee = proc_name(c, r->child);
 		xp_vpval v = {0};
 		v.count = r->count;
 		v.has_value = 1;
 		v.v.proc.objfile = c->objpath;
 		if ((err = xp_fbb_add_vp(c->b, ++expr, XP_VP_PROC)) ||
-		    (err = xp_fbb_intern(c->b, callee, strlen(callee),
-		                         &v.v.proc.name)) ||
+		    (err = xp_fbb_intern_proc(c->b, callee, &v.v.proc.name)) ||
 		    (err = xp_fbb_add_vpval(c->b, &v)))
 			return err;
 	}
@@ -232,7 +265,7 @@ static xp_err add_proc(gconv *c, size_t i, size_t k0, size_t *ka)
 	xp_err err;
 
 	memset(&p, 0, sizeof p);
-	if ((err = xp_fbb_intern(c->b, f->name, strlen(f->name), &p.name)))
+	if ((err = xp_fbb_intern_proc(c->b, proc_name(c, i), &p.name)))
 		return err;
 	p.proc_id = ++c->pid;
 	for (size_t j = *ka; j < c->narcs && c->arcs[j].parent == i; j++)
@@ -261,7 +294,7 @@ static xp_err add_srcfiles(gconv *c)
 
 	xp_qsort(lr, c->nlr, sizeof *lr, cmp_lref);
 	for (size_t i = 0; i < c->nlr; i++) {
-		const char *fname = c->a->fns[lr[i].fn].name;
+		const char *fname = proc_name(c, lr[i].fn);
 		xp_blockref r;
 		if (i == 0 || strcmp(lr[i].file, lr[i - 1].file) != 0) {
 			xp_str path;
@@ -277,7 +310,7 @@ static xp_err add_srcfiles(gconv *c)
 		r.block = lr[i].block;
 		r.count = lr[i].count;
 		r.objfile = c->objpath;
-		if ((err = xp_fbb_intern(c->b, fname, strlen(fname), &r.proc)) ||
+		if ((err = xp_fbb_intern_proc(c->b, fname, &r.proc)) ||
 		    (err = xp_fbb_add_blockref(c->b, &r)))
 			return err;
 	}
@@ -285,7 +318,7 @@ static xp_err add_srcfiles(gconv *c)
 }
 
 /* The object file and its procedures: every function gprof lists. */
-static xp_err add_objfile(gconv *c)
+static xp_err add_objfile(gconv *c, xp_diags *d)
 {
 	xp_objfile of;
 	size_t nprocs = 0;
@@ -296,6 +329,7 @@ static xp_err add_objfile(gconv *c)
 	c->b = xp_fbb_new(XP_DT_FEEDBACK, 4, (uint32_t)nprocs);
 	if (c->b == NULL)
 		return XP_E_NOMEM;
+	xp_fbb_set_diags(c->b, d);
 	if ((err = xp_fbb_intern(c->b, c->objname, strlen(c->objname),
 	                         &c->objpath)))
 		return err;
@@ -339,13 +373,16 @@ xp_err xp_gmon_to_feedback(const void *m, const xp_conv_opts *o,
 	c.lr = calloc(c.g->n_bbs + c.a->n_fns + 1, sizeof *c.lr);
 	c.calls = calloc(c.a->n_fns + 1, sizeof *c.calls);
 	c.arcs = calloc(c.a->n_arcs + 1, sizeof *c.arcs);
-	if (c.bb == NULL || c.lr == NULL || c.calls == NULL || c.arcs == NULL) {
+	c.apart = calloc(c.a->n_fns + 1, sizeof *c.apart);
+	if (c.bb == NULL || c.lr == NULL || c.calls == NULL || c.arcs == NULL ||
+	    c.apart == NULL) {
 		err = XP_E_NOMEM;
 		goto done;
 	}
 	gather_bbs(&c);
 	gather_calls(&c);
-	if ((err = add_objfile(&c)) || (err = add_srcfiles(&c)))
+	if ((err = names_apart(&c)) || (err = add_objfile(&c, d)) ||
+	    (err = add_srcfiles(&c)))
 		goto done;
 	err = xp_fbb_finish(c.b, out);
 done:
@@ -354,6 +391,9 @@ done:
 	free(c.lr);
 	free(c.calls);
 	free(c.arcs);
+	for (size_t i = 0; c.apart != NULL && i < c.a->n_fns; i++)
+		free(c.apart[i]);
+	free(c.apart);
 	xp_gmon_analysis_free(c.a);
 	xp_sym_free(c.sym);
 	return err;

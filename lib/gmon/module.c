@@ -53,25 +53,6 @@ void xp_gmon_free(xp_gmon *g)
 	XP_FREE(g->hists, g->recs, g->arcs, g->bbs, g->trailing, g);
 }
 
-/* Grows *p (of *cap elements of size sz) to hold n + 1. */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-	size_t nc;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	if (nc > SIZE_MAX / sz)
-		return -1;
-	q = realloc(*p, nc * sz);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 /* The public struct has no capacities: arrays grow by doubling from 16,
  * so the capacity follows from the count. */
 static size_t cap_of(size_t n)
@@ -89,7 +70,7 @@ static xp_err add_rec(xp_gmon *g, xp_gmon_rectype t, size_t index, size_t n)
 {
 	size_t cap = cap_of(g->n_recs);
 
-	if (grow((void **)&g->recs, &cap, g->n_recs, sizeof *g->recs))
+	if (xp_array_grow((void **)&g->recs, &cap, g->n_recs, sizeof *g->recs))
 		return XP_E_NOMEM;
 	g->recs[g->n_recs].type = t;
 	g->recs[g->n_recs].index = index;
@@ -102,7 +83,8 @@ xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h)
 {
 	size_t cap = cap_of(g->n_hists);
 
-	if (grow((void **)&g->hists, &cap, g->n_hists, sizeof *g->hists) ||
+	if (xp_array_grow((void **)&g->hists, &cap, g->n_hists,
+	                  sizeof *g->hists) ||
 	    add_rec(g, XP_GMON_HIST, g->n_hists, 1) != XP_E_OK) {
 		free(h->bins);
 		h->bins = NULL;
@@ -117,7 +99,7 @@ xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a)
 {
 	size_t cap = cap_of(g->n_arcs);
 
-	if (grow((void **)&g->arcs, &cap, g->n_arcs, sizeof *g->arcs) ||
+	if (xp_array_grow((void **)&g->arcs, &cap, g->n_arcs, sizeof *g->arcs) ||
 	    add_rec(g, XP_GMON_ARC, g->n_arcs, 1) != XP_E_OK)
 		return XP_E_NOMEM;
 	g->arcs[g->n_arcs++] = *a;
@@ -135,7 +117,7 @@ xp_err xp_gmon_add_bb(xp_gmon *g, const xp_gmon_bb *b)
 
 	if (g->n_recs == 0 || g->recs[g->n_recs - 1].type != XP_GMON_BB)
 		return XP_E_INVAL;
-	if (grow((void **)&g->bbs, &cap, g->n_bbs, sizeof *g->bbs))
+	if (xp_array_grow((void **)&g->bbs, &cap, g->n_bbs, sizeof *g->bbs))
 		return XP_E_NOMEM;
 	g->bbs[g->n_bbs++] = *b;
 	g->recs[g->n_recs - 1].n++;
@@ -660,6 +642,24 @@ static xp_err xp_gmon_write(const void *m, xp_wbuf *w)
 		}
 	}
 	return w->err;
+}
+
+/* Samples in the histograms, calls on the arcs, basic-block counts. */
+static void xp_gmon_totals(const void *model, xp_prof_totals *t)
+{
+	const xp_gmon *g = model;
+	uint64_t samples = 0, calls = 0, bbs = 0;
+
+	for (size_t i = 0; i < g->n_hists; i++)
+		for (uint32_t k = 0; k < g->hists[i].n_bins; k++)
+			samples += g->hists[i].bins[k];
+	for (size_t i = 0; i < g->n_arcs; i++)
+		calls = xp_sat_add(calls, g->arcs[i].count);
+	for (size_t i = 0; i < g->n_bbs; i++)
+		bbs = xp_sat_add(bbs, g->bbs[i].count);
+	xp_prof_total(t, "samples", samples);
+	xp_prof_total(t, "calls", calls);
+	xp_prof_total(t, "block-counts", bbs);
 }
 
 static void xp_gmon_free_model(void *m)

@@ -58,6 +58,7 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 	xp_qsort(fs, nf, sizeof *fs, fn_cmp);
 	if ((b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0)) == NULL)
 		goto out;
+	xp_fbb_set_diags(b, d);
 	if ((err = xp_fbb_intern(b, objname, strlen(objname), &path)) !=
 	    XP_E_OK)
 		goto out;
@@ -75,7 +76,7 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 			bytes += fs[j].bytes;
 		memset(&p, 0, sizeof p);
 		p.proc_id = ++pid;
-		if ((err = xp_fbb_intern(b, nm, strlen(nm), &p.name)) != XP_E_OK ||
+		if ((err = xp_fbb_intern_proc(b, nm, &p.name)) != XP_E_OK ||
 		    (err = xp_fbb_begin_proc(b, &p)) != XP_E_OK ||
 		    (err = xp_fbb_add_counter(b, 1, bytes)) != XP_E_OK)
 			goto out;
@@ -83,7 +84,8 @@ xp_err xp_mp_to_feedback(const void *mv, const xp_conv_opts *o, xp_fb **out,
 	}
 	err = xp_fbb_finish(b, out);
 out:
-	if (err != XP_E_OK && err != XP_E_NOMEM)
+	/* The builder explains what it refuses (XP_E_INVAL). */
+	if (err != XP_E_OK && err != XP_E_NOMEM && err != XP_E_INVAL)
 		xp_diag_file(d, err, "", "conversion to feedback failed");
 	xp_fbb_free(b);
 	free(fs);

@@ -843,6 +843,20 @@ static int xp_mp_detect(const unsigned char *head, size_t len)
 	return len >= 4 && memcmp(head, magic, 4) == 0;
 }
 
+/* Allocations and deallocations, from the allocation bins. */
+static void xp_mp_totals(const void *model, xp_prof_totals *t)
+{
+	const xp_mpatrol *m = model;
+	uint64_t a = 0, f = 0;
+
+	for (size_t i = 0; i < m->nbins; i++) {
+		a = xp_sat_add(a, m->acounts[i]);
+		f = xp_sat_add(f, m->dcounts[i]);
+	}
+	xp_prof_total(t, "allocations", a);
+	xp_prof_total(t, "deallocations", f);
+}
+
 static void xp_mp_free_model(void *m)
 {
 	xp_mp_free(m);

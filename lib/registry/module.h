@@ -22,6 +22,28 @@
 #include "base/internal.h"
 #include "export/xs.h"
 
+/* The totals of a profile that the manifest of a merge records
+ * (xprof_db(5), MANIFEST): named counts, in a fixed order per format. */
+#define XP_PROF_TOTALS 4
+typedef struct {
+	unsigned n;
+	const char *name[XP_PROF_TOTALS];   /* lower case, digits, '-' */
+	uint64_t value[XP_PROF_TOTALS];
+} xp_prof_totals;
+
+/* Appends the total name, of value v, to t. */
+static inline void xp_prof_total(xp_prof_totals *t, const char *name,
+                                 uint64_t v)
+{
+	t->name[t->n] = name;
+	t->value[t->n++] = v;
+}
+
+static inline uint64_t xp_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 typedef struct xp_module {
 	const char *name;        /* "gmon": also the text form's file stem */
 	xp_format fmt;           /* the binary form */
@@ -89,6 +111,8 @@ typedef struct xp_module {
 	 * gmon.out" has no lines. */
 	unsigned report_takes;
 	const char *report_of;
+	/* The totals of a model (t is empty when called). */
+	void (*totals)(const void *m, xp_prof_totals *t);
 	void (*free)(void *m);
 } xp_module;
 
@@ -100,7 +124,7 @@ const xp_module *xp_module_next(const xp_module *m);
  * The entry points of a module, named after one prefix P the same way in
  * every module: P_detect, P_detect_text, P_read, P_read_text, P_write,
  * P_write_text, P_merge, P_to_feedback, P_report_new, P_report_free,
- * P_export and P_free_model.  A module's descriptor is
+ * P_export, P_totals and P_free_model.  A module's descriptor is
  * XP_MODULE_NAMES(...) and XP_MODULE_ENTRIES(P).
  */
 /*
@@ -121,7 +145,8 @@ const xp_module *xp_module_next(const xp_module *m);
 	.write = P##_write, .write_text = P##_write_text,                \
 	.merge = P##_merge, .to_feedback = P##_to_feedback,              \
 	.report = P##_report_new, .report_free = P##_report_free,        \
-	.export = P##_export, .free = P##_free_model
+	.export = P##_export, .totals = P##_totals,                      \
+	.free = P##_free_model
 
 /* The options of a report beyond exe (xp_module.report_takes). */
 #define XP_REPORT_LINES 0x1u
@@ -187,7 +212,17 @@ struct xp_input {
 	struct stat st;
 	xp_buf buf;        /* STREAM: what was read */
 	int whole;         /* STREAM: buf holds all of it */
+	/* Once a reader took it whole: the bytes it read (for a directory,
+	 * its database's), for the manifest of a merge. */
+	int summed;
+	xp_bytesum sum;
+	/* A feedback input, once read: its object files, procedures,
+	 * counters and the saturating sum of its counts. */
+	int has_totals;
+	uint64_t totals[4];
 };
+/* The totals of a profile (prof.c). */
+void xp_prof_totals_of(const xp_prof *p, xp_prof_totals *t);
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);
 

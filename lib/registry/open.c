@@ -198,13 +198,11 @@ static xp_err stream_db(xp_input *in, const xp_fb *const *like,
 	return err;
 }
 
-xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
-                              unsigned nlike, int *same, xp_fb **out,
-                              xp_diags *d)
+/* Reads a feedback input; a text's bytes are counted into in->sum. */
+static xp_err read_feedback(xp_input *in, const xp_fb *const *like,
+                            unsigned nlike, int *same, xp_fb **out,
+                            xp_diags *d)
 {
-	*out = NULL;
-	if (same)
-		*same = 0;
 	if (in->kind == XP_INPUT_DIR)
 		return xp_profdir_open_like(in->path, XP_DT_FEEDBACK, NULL, like,
 		                            nlike, same, out, d);
@@ -215,11 +213,14 @@ xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
 		return xp_db_open_fd_like(in->fd, in->name, like, nlike, same,
 		                          out, d);
 	case XP_FMT_FEEDBACK_TEXT:
+		in->sum.len = 0;
+		in->sum.crc = 0;
 		if (in->kind == XP_INPUT_STREAM)
 			return xp_text_parse_fd_after(in->fd, in->buf.p,
 			                              in->buf.len, in->name, NULL,
-			                              out, d);
-		return xp_text_parse_fd(in->fd, in->name, NULL, out, d);
+			                              &in->sum, out, d);
+		return xp_text_parse_fd_after(in->fd, NULL, 0, in->name, NULL,
+		                              &in->sum, out, d);
 	case XP_FMT_UNKNOWN:
 		return xp_diag_file(d, XP_E_FORMAT, in->name,
 		                    "not a feedback profile (neither a profile "
@@ -230,6 +231,48 @@ xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
 		                    "%s, not a feedback profile",
 		                    xp_format_a(in->fmt));
 	}
+}
+
+void xp_fb_totals(const xp_fb *fb, uint64_t tot[4])
+{
+	const unsigned char *c = fb->tab[XP_T_COUNTERS] + XP_CN_VALUE;
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < fb->n[XP_T_COUNTERS]; i++, c += XP_RS_COUNTER) {
+		uint64_t v = xp_get_le64(c);
+		sum = sum + v < sum ? UINT64_MAX : sum + v;
+	}
+	tot[0] = fb->n[XP_T_OBJFILES];
+	tot[1] = fb->n[XP_T_PROCS];
+	tot[2] = fb->n[XP_T_COUNTERS];
+	tot[3] = sum;
+}
+
+xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
+                              unsigned nlike, int *same, xp_fb **out,
+                              xp_diags *d)
+{
+	xp_err err;
+
+	*out = NULL;
+	if (same)
+		*same = 0;
+	in->summed = in->has_totals = 0;
+	if ((err = read_feedback(in, like, nlike, same, out, d)) != XP_E_OK)
+		return err;
+	/* A text was counted as it was parsed; a database's checksum, of
+	 * the file with its checksum field zero, gives the file's. */
+	const xp_fb *fb = *out;
+	if (fb->image) {
+		in->sum.len = fb->image_len;
+		in->sum.crc = xp_crc32c_with_field(
+			xp_get_le32(fb->image + XP_DBH_CRC), fb->image_len,
+			XP_DBH_CRC, xp_get_le32(fb->image + XP_DBH_CRC));
+	}
+	in->summed = 1;
+	in->has_totals = 1;
+	xp_fb_totals(fb, in->totals);
+	return XP_E_OK;
 }
 
 xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d)

@@ -139,13 +139,19 @@ xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
 	xp_err err;
 
 	*out = NULL;
+	in->summed = 0;
 	if (in->kind == XP_INPUT_DIR)
 		return xp_diag_file(d, XP_E_FORMAT, path, "a profile directory, "
 		                    "not a gmon.out, CPU, DCPI or mpatrol "
 		                    "profile");
-	if (in->kind == XP_INPUT_STREAM)
-		return xp_prof_open_mem(in->buf.len ? in->buf.p : (void *)"",
-		                        in->buf.len, in->name, o, out, d);
+	if (in->kind == XP_INPUT_STREAM) {
+		err = xp_prof_open_mem(in->buf.len ? in->buf.p : (void *)"",
+		                       in->buf.len, in->name, o, out, d);
+		in->sum.len = in->buf.len;
+		in->sum.crc = xp_crc32c(0, in->buf.p, in->buf.len);
+		in->summed = err == XP_E_OK;
+		return err;
+	}
 	if ((uint64_t)in->st.st_size > SIZE_MAX / 2)
 		return xp_diag_file(d, XP_E_LIMIT, path, "file too large");
 	len = (size_t)in->st.st_size;
@@ -158,6 +164,13 @@ xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
 		}
 	}
 	err = xp_prof_open_mem(map != NULL ? map : "", len, path, o, out, d);
+	if (err == XP_E_OK) {
+		/* What the manifest of a merge records; the mapping is
+		 * still in memory. */
+		in->sum.len = len;
+		in->sum.crc = map != NULL ? xp_crc32c(0, map, len) : 0;
+		in->summed = 1;
+	}
 	if (map != NULL)
 		munmap(map, len);
 	return err;
@@ -367,4 +380,10 @@ void xp_report_free(xp_report *r)
 	if (r->handle != NULL)
 		r->mod->report_free(r->handle);
 	free(r);
+}
+
+void xp_prof_totals_of(const xp_prof *p, xp_prof_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	p->mod->totals(p->model, t);
 }

@@ -1,6 +1,6 @@
 # tools.sh - sourced by the test scripts that are not command line case
 # sets (the format modules' tests/gmon.sh, cpuprof.sh, dcpi.sh,
-# mpatrol.sh, and bad.sh, db.sh, text.sh, buildaux.sh, hygiene.sh,
+# mpatrol.sh, gcov.sh, and bad.sh, db.sh, text.sh, buildaux.sh, hygiene.sh,
 # install.sh): where the tools are, and the PASS/FAIL lines of
 # tests/run.sh.
 #
@@ -8,7 +8,8 @@
 # make check give them all); the defaults suit a plain `make` run from
 # the source tree.  pass NAME and fail NAME [WHY] print one result; fail
 # also sets $failed, which the script returns at its end.  refused checks
-# how a tool turned down a bad input.
+# how a tool turned down a bad input; round_trip the lossless round trip
+# of a binary file through its text form.
 
 : "${SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${XP_O:=$SRCDIR}"
@@ -43,6 +44,25 @@ refused() {
 	elif ! cmp -s "$4" "$5"; then
 		diff -u "$5" "$4" | sed "s/^/    [$1] /" >&2
 		fail "$1" "stderr differs from ${5##*/}"
+	else
+		pass "$1"
+	fi
+}
+
+# round_trip NAME FILE WORK: FILE goes to text (xprof_btoa) and back to
+# the same bytes (xprof_atob), and its text back to the same text; WORK
+# is a scratch directory.
+round_trip() {
+	rm -f "$3/t1" "$3/b1" "$3/t2"
+	if ! "$BTOA" "$2" "$3/t1" 2> "$3/err"; then
+		fail "$1" "xprof_btoa failed: $(cat "$3/err")"
+	elif ! "$ATOB" "$3/t1" "$3/b1" 2> "$3/err"; then
+		fail "$1" "xprof_atob failed: $(cat "$3/err")"
+	elif ! cmp -s "$2" "$3/b1"; then
+		fail "$1" "binary -> text -> binary differs"
+	elif ! "$BTOA" "$3/b1" "$3/t2" 2> "$3/err" ||
+	     ! cmp -s "$3/t1" "$3/t2"; then
+		fail "$1" "text -> binary -> text differs"
 	else
 		pass "$1"
 	fi

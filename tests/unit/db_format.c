@@ -192,6 +192,35 @@ static void test_crc32c(void)
 	free(huge);
 }
 
+/* The checksum of bytes with a field put back, from the checksum taken
+ * with the field zero, against the checksum computed over the bytes. */
+static void test_crc32c_with_field(void)
+{
+	unsigned char buf[3000];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 29 + (i >> 5));
+	const size_t lens[] = {4, 44, 45, 64, 592, 1000, 3000};
+	for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+		size_t n = lens[k];
+		for (size_t at = 0; at + 4 <= n; at += n / 3 + 1) {
+			uint32_t field = xp_get_le32(buf + at);
+			unsigned char save[4];
+			memcpy(save, buf + at, 4);
+			memset(buf + at, 0, 4);
+			uint32_t zero = xp_crc32c(0, buf, n);
+			memcpy(buf + at, save, 4);
+			CHECK_EQ(xp_crc32c_with_field(zero, n, at, field),
+			         xp_crc32c(0, buf, n));
+		}
+	}
+	/* Zero bytes: the register advanced one byte at a time. */
+	uint32_t reg = 0x12345678u, step = reg;
+	for (int i = 0; i < 300; i++) {
+		CHECK_EQ(xp_crc32c_zeros(reg, (uint64_t)i), step);
+		step = ~xp_crc32c(~step, "\0", 1);
+	}
+}
+
 static void test_roundtrip(void)
 {
 	xp_fb *fb = rich_profile();
@@ -431,6 +460,7 @@ static void test_field_values(void)
 int main(void)
 {
 	RUN(test_crc32c);
+	RUN(test_crc32c_with_field);
 	RUN(test_roundtrip);
 	RUN(test_empty_profile);
 	RUN(test_truncations);

@@ -3,7 +3,7 @@
  * modules are asked in the order of lib/modules.list.
  *
  * Every good file of the fuzz corpus whose name says its form (.gmon,
- * .prof, .out, .text, .db) is offered to every module's binary and text
+ * .prof, .out, .gcda, .gcno, .text, .db) is offered to every module's binary and text
  * recogniser.  A file of a module's form must be accepted by that
  * recogniser; xp_format_detect() must name the first format whose
  * recogniser accepts it (binary ones before text ones, each in list
@@ -58,7 +58,7 @@ static void test_order(void)
 	size_t n = read_list(names, 16), i = 0;
 	const xp_module *m;
 
-	CHECK(n == 4);
+	CHECK(n >= 5);
 	for (m = xp_module_next(NULL); m != NULL; m = xp_module_next(m)) {
 		CHECK(i < n);
 		if (i < n)
@@ -70,7 +70,7 @@ static void test_order(void)
 
 /* Which module the corpus folder's files belong to (NULL: feedback). */
 static const char *const folders[] = { "cpuprof", "dcpi", "gmon", "mpatrol",
-	                               "db", "text" };
+	                               "gcov", "db", "text" };
 
 /* A check whose message names the file. */
 static void expect(int cond, const char *what)
@@ -164,7 +164,8 @@ static void test_corpus(void)
 			else if (has_suffix(n, ".text"))
 				text = 1;
 			else if (has_suffix(n, ".gmon") || has_suffix(n, ".prof") ||
-			         has_suffix(n, ".out"))
+			         has_suffix(n, ".out") || has_suffix(n, ".gcda") ||
+			         has_suffix(n, ".gcno"))
 				text = 0;
 			else
 				continue;

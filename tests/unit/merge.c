@@ -11,7 +11,8 @@
  * the same result.  Every merge is also run shared out over two to four
  * mergers that one absorbs in the end (xprof_merge -j), which must give
  * the same text, value profiles with more values than they keep
- * included.
+ * included.  Runs with versions of a procedure and block refs into it
+ * from runs without it give one result in every order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,9 +45,13 @@ static uint64_t rnd(void)
  * a source file with block refs.  Object files are left out at random,
  * and some procs have no counters (loaded but not run).  The first proc
  * of o1 (p2) and of o2 (p3) have tuples whose source file is unknown: p2
- * has one, p3 one before one in s.c.
+ * has one, p3 one before one in s.c.  With versions, o0 comes from one of
+ * two compilations, and its p1, whose signature follows the compilation,
+ * differs between them (the newer version stays).  The block ref into p1
+ * of o0 is in every run, also in those that leave o0 out: a ref into a
+ * procedure that the run does not hold, which belongs to no version.
  */
-static xp_fb *random_profile(uint64_t maxval)
+static xp_fb *random_profile(uint64_t maxval, int versions)
 {
 	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 5);
 	char name[32];
@@ -56,9 +61,10 @@ static xp_fb *random_profile(uint64_t maxval)
 			continue;
 		have_o1 |= o == 1;
 		snprintf(name, sizeof name, "o%d.o", o);
-		xp_objfile of = {.path = S(b, name), .tv_sec = 10, .tv_usec = 0,
-		                 .n_values_per_vp = 4, .signature = 0x100 + o,
-		                 .n_srcfile_names = 1};
+		int newer = versions && o == 0 && rnd() % 2;
+		xp_objfile of = {.path = S(b, name), .tv_sec = 10 + newer,
+		                 .tv_usec = 0, .n_values_per_vp = 4,
+		                 .signature = 0x100 + o, .n_srcfile_names = 1};
 		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
 		CHECK(xp_fbb_add_stat(b, XP_STAT_MAX, 0) == XP_E_OK);
 		CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
@@ -73,6 +79,8 @@ static xp_fb *random_profile(uint64_t maxval)
 			xp_proc pr = {.name = S(b, name), .signature = 7 + p,
 			              .proc_id = p + 1, .n_vp_sites = 1,
 			              .n_srcmap_ops = o == 2 && nofile ? 2 : 1};
+			if (newer && p == 1)
+				pr.signature = 0x70;
 			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
 			for (int c = 0; run && c < NCNT; c++)
 				CHECK(xp_fbb_add_counter(b, c + 1,
@@ -235,8 +243,8 @@ static xp_fb *parse(const char *t)
 static void test_order_and_assoc(void)
 {
 	for (int r = 0; r < ROUNDS; r++) {
-		xp_fb *p[3] = {random_profile(1000), random_profile(1000),
-		               random_profile(1000)};
+		xp_fb *p[3] = {random_profile(1000, 0), random_profile(1000, 0),
+		               random_profile(1000, 0)};
 		double w[3] = {1 + (double)(rnd() % 3), 1, 1 + (double)(rnd() % 5)};
 		char *abc = merge_text(p, w, 3, NULL, NULL);
 		xp_fb *q[3] = {p[2], p[0], p[1]};
@@ -274,7 +282,7 @@ static void test_order_and_assoc(void)
 static void test_identity_and_weights(void)
 {
 	for (int r = 0; r < ROUNDS; r++) {
-		xp_fb *p = random_profile(1u << 20);
+		xp_fb *p = random_profile(1u << 20, 1);
 		char *once = merge_text(&p, NULL, 1, NULL, NULL);
 		xp_fb *f = parse(once);
 		char *twice = merge_text(&f, NULL, 1, NULL, NULL);
@@ -326,8 +334,8 @@ static void test_max_min(void)
 	static const char *const objs[NOBJ] = {"o0.o", "o1.o", "o2.o"};
 	static const char *const procs[NPROC] = {"p0", "p1", "p2", "p3"};
 	for (int r = 0; r < ROUNDS / 2; r++) {
-		xp_fb *p[3] = {random_profile(1000), random_profile(1000),
-		               random_profile(1000)};
+		xp_fb *p[3] = {random_profile(1000, 0), random_profile(1000, 0),
+		               random_profile(1000, 0)};
 		xp_merge_opts omax = {XP_MERGE_MAX, XP_MISMATCH_ERROR, 1, 0};
 		xp_merge_opts omin = {XP_MERGE_MIN, XP_MISMATCH_ERROR, 1, 0};
 		char *tmax = merge_text(p, NULL, 3, &omax, NULL);
@@ -361,7 +369,7 @@ static void test_max_min(void)
 
 static void test_saturation(void)
 {
-	xp_fb *p = random_profile(UINT64_MAX);
+	xp_fb *p = random_profile(UINT64_MAX, 0);
 	xp_fb *copies[3] = {p, p, p};
 	size_t warnings = 0;
 	char *t = merge_text(copies, NULL, 3, NULL, &warnings);
@@ -387,8 +395,8 @@ static void test_saturation(void)
 
 static void test_mismatch_error(void)
 {
-	xp_fb *a = random_profile(10);
-	xp_fb *b = random_profile(10);
+	xp_fb *a = random_profile(10, 0);
+	xp_fb *b = random_profile(10, 0);
 	/* b with another signature for every proc of o1.o: rebuild. */
 	char *tb = NULL;
 	size_t len;
@@ -440,7 +448,7 @@ static void test_refused_input(void)
 	static const char tcovd[] = "PROFILE-FEEDBACK-DATA: 4.3 1 0 1 tcovd\n"
 	                            "OBJFILE:o0.o 1 100 0 0 0x10 0\n"
 	                            "PROC: p0 0x1 1 0 0 1 0 0 0\n1 4\n";
-	xp_fb *in[2] = { random_profile(10), random_profile(10) };
+	xp_fb *in[2] = { random_profile(10, 0), random_profile(10, 0) };
 	xp_fb *t = parse(tcovd);
 	char *want = merge_text(in, NULL, 2, NULL, NULL);
 	xp_merger *m = xp_merger_new(NULL);
@@ -465,6 +473,31 @@ static void test_refused_input(void)
 	xp_fb_free(t);
 	xp_fb_free(in[0]);
 	xp_fb_free(in[1]);
+}
+
+#define MAXTREE 8
+
+/*
+ * Whether a merge of merges differs from flat, the merge of all n
+ * inputs: the first k merged into one, which is then merged with the
+ * others (weights w, NULL: all 1; n at most MAXTREE).
+ */
+static int tree_differs(xp_fb **in, const double *w, int n, int k,
+                        const xp_merge_opts *o, const char *flat)
+{
+	char *part = merge_text(in, w, k, o, NULL);
+	xp_fb *t[MAXTREE] = {parse(part)};
+	double wt[MAXTREE] = {1};
+	for (int i = k; i < n; i++) {
+		t[1 + i - k] = in[i];
+		wt[1 + i - k] = w ? w[i] : 1;
+	}
+	char *tree = merge_text(t, wt, 1 + n - k, o, NULL);
+	int differs = strcmp(flat, tree) != 0;
+	free(part);
+	free(tree);
+	xp_fb_free(t[0]);
+	return differs;
 }
 
 /*
@@ -506,19 +539,55 @@ static void test_vp_cut(void)
 			p[i] = vp_profile();
 		/* merge_text compares the shared-out merges with this one. */
 		char *all = merge_text(p, NULL, 8, &o, NULL);
-		char *half = merge_text(p, NULL, 4, &o, NULL);
-		xp_fb *fh = parse(half);
-		xp_fb *t[5] = {fh, p[4], p[5], p[6], p[7]};
-		char *tree = merge_text(t, NULL, 5, &o, NULL);
-		cut += strcmp(all, tree) != 0;
+		cut += tree_differs(p, NULL, 8, 4, &o, all);
 		free(all);
-		free(half);
-		free(tree);
-		xp_fb_free(fh);
 		for (int i = 0; i < 8; i++)
 			xp_fb_free(p[i]);
 	}
 	/* The case is real: a merge of merges differs now and then. */
+	CHECK(cut > 0);
+}
+
+/*
+ * Versions of a procedure, and block refs into it from runs that do not
+ * hold it: every order of three runs gives one result, in every mode,
+ * and so do the runs shared out over mergers (merge_text).  A merge of
+ * merges differs now and then: a merge that meets such a ref and an
+ * older version alone gives the ref to that version, which the root
+ * drops.
+ */
+static void test_versions_order(void)
+{
+	static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+	                               {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	int cut = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0};
+		xp_fb *p[3];
+		double w[3];
+		for (int i = 0; i < 3; i++) {
+			p[i] = random_profile(1000, 1);
+			w[i] = 1 + (double)(rnd() % 3);
+		}
+		char *flat = merge_text(p, w, 3, &o, NULL);
+		for (int k = 1; k < 6; k++) {
+			xp_fb *q[3];
+			double wq[3];
+			for (int i = 0; i < 3; i++) {
+				q[i] = p[perm[k][i]];
+				wq[i] = w[perm[k][i]];
+			}
+			char *t = merge_text(q, wq, 3, &o, NULL);
+			CHECK_STR(flat, t);
+			free(t);
+		}
+		cut += tree_differs(p, w, 3, 2, &o, flat);
+		free(flat);
+		for (int i = 0; i < 3; i++)
+			xp_fb_free(p[i]);
+	}
+	/* The runs hold the case: refs without their procedure meet
+	 * versions that are dropped. */
 	CHECK(cut > 0);
 }
 
@@ -781,7 +850,7 @@ static void test_write(void)
 		xp_fb *p[4];
 		int n = 1 + (int)(rnd() % 4);
 		for (int i = 0; i < n; i++)
-			p[i] = random_profile(round % 5 == 0 ? 0 : 1000);
+			p[i] = random_profile(round % 5 == 0 ? 0 : 1000, 1);
 		xp_merge_opts o = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
 		o.mode = (xp_merge_mode)(rnd() % 3);
 		o.sparse = rnd() % 3 == 0;
@@ -823,6 +892,7 @@ static void test_write(void)
 int main(void)
 {
 	RUN(test_order_and_assoc);
+	RUN(test_versions_order);
 	RUN(test_identity_and_weights);
 	RUN(test_max_min);
 	RUN(test_saturation);

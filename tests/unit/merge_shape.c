@@ -10,8 +10,9 @@
  * xp_merger_add_path() adds such inputs to a delta instead of one by one:
  * random sequences of members of up to eight shapes (some with other
  * string ids), members with other values, texts, a rival compilation of
- * one procedure (newer or older), random weights, modes, mismatch
- * handling and scale must give
+ * one procedure (newer or older), runs without that procedure but with
+ * block refs into it, random weights, modes, mismatch handling and scale
+ * must give
  * the same result and the same diagnostics, input by input, as
  * xp_merger_add() of the same profiles; shared out over two and three
  * mergers that the first absorbs (xprof_merge -j), the same result.
@@ -45,6 +46,8 @@ typedef struct {
 	int other_callee; /* the VP_PROC callee is a_callee of o1.o, a string
 	                     that comes first: other string ids throughout */
 	int no_stat;      /* o1.o has no sum stat */
+	int no_p1;        /* o0.o lacks p1, whose block refs stay: refs
+	                     into a procedure the run does not hold */
 } variant;
 
 #define NOBJ 2
@@ -74,10 +77,14 @@ static xp_fb *run_profile(const variant *v)
 		if (!(v->no_stat && o == 1))
 			CHECK(xp_fbb_add_stat(b, XP_STAT_SUM, 0) == XP_E_OK);
 		for (int p = 0; p < NPROC; p++) {
+			if (v->no_p1 && o == 0 && p == 1)
+				continue;
 			int run = !(v->other_shape && o == 1 && p == 3);
 			snprintf(name, sizeof name, "p%d", p);
+			/* Ids number the procedures 1..n. */
+			int id = p + 1 - (v->no_p1 && o == 0 && p > 1);
 			xp_proc pr = {.name = S(b, name), .signature = 7 + p,
-			              .proc_id = p + 1, .n_vp_sites = 1,
+			              .proc_id = id, .n_vp_sites = 1,
 			              .n_srcmap_ops = 1};
 			if (o == 0 && p == 1 && v->rival)
 				pr.signature = 99;
@@ -531,10 +538,11 @@ static void test_merger(void)
 				v.other_callee = lay >> 1 & 1;
 				v.no_stat = lay >> 2;
 				v.big = round % 7 == 0;
+				v.no_p1 = rnd() % 6 == 0;
 			}
 			int text = rnd() % 10 == 0;
 			put_input(&in, dir, &v, text);
-			if (!v.rival && !text)
+			if (!v.rival && !v.no_p1 && !text)
 				delta_runs += seen[lay]++ > 0;
 		}
 		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3),

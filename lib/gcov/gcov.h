@@ -1,0 +1,103 @@
+/*
+ * gcov/gcov.h - what the files of the GCC coverage module (module.c,
+ * layout.c, text.c, merge.c, feedback.c) share.
+ */
+#ifndef XP_GCOV_INT_H
+#define XP_GCOV_INT_H
+
+#include "registry/module.h"
+#include "base/rd.h"
+#include "xprof_gcov.h"
+
+#define XP_GCOV_MAGIC_NOTES 0x67636e6fu  /* "gcno" */
+#define XP_GCOV_MAGIC_DATA 0x67636461u   /* "gcda" */
+
+#define XP_GCOV_TAG_FUNCTION 0x01000000u
+#define XP_GCOV_TAG_BLOCKS 0x01410000u
+#define XP_GCOV_TAG_ARCS 0x01430000u
+#define XP_GCOV_TAG_LINES 0x01450000u
+#define XP_GCOV_TAG_COUNTER_BASE 0x01a10000u
+#define XP_GCOV_TAG_SUMMARY 0xa1000000u
+#define XP_GCOV_TAG_COUNTER(k) (XP_GCOV_TAG_COUNTER_BASE + ((uint32_t)(k) << 17))
+
+/* How a counter kind merges (libgcov's merge functions). */
+typedef enum {
+	XP_GCOV_M_ADD,      /* __gcov_merge_add: sums */
+	XP_GCOV_M_TOPN,     /* __gcov_merge_topn: the most common values */
+	XP_GCOV_M_IOR,      /* __gcov_merge_ior: bitwise or */
+	XP_GCOV_M_TIME      /* __gcov_merge_time_profile: first visit */
+} xp_gcov_mergefn;
+
+typedef struct {
+	const char *name;
+	xp_gcov_mergefn merge;
+} xp_gcov_ctrdesc;
+
+/*
+ * The layout of one GCC release's files (layout.c): what changed from
+ * release to release, as a table, so that adding a release is adding a
+ * row.
+ */
+typedef struct {
+	unsigned major;           /* 12 */
+	int bytes;                /* record lengths and strings count bytes
+	                             (GCC 12 on); before, 4-byte words,
+	                             strings padded to a word */
+	int checksum;             /* a checksum word follows the stamp */
+	int end_column;           /* FUNCTION notes end with the end column */
+	unsigned n_counters;
+	const xp_gcov_ctrdesc *counters;
+	unsigned topn_max;        /* GCOV_TOPN_MAXIMUM_TRACKED_VALUES */
+} xp_gcov_layout;
+
+/* The layout of a version word; NULL for releases this program does not
+ * read.  *major and *minor get the release the word names (0 and 0 when
+ * it names none). */
+const xp_gcov_layout *xp_gcov_layout_of(uint32_t version, unsigned *major,
+                                        unsigned *minor);
+/* "11 and 12": the releases there are layouts for. */
+const char *xp_gcov_releases(void);
+
+/* The kind of record a tag is in a file of kind k (module.c). */
+xp_gcov_rectype xp_gcov_rectype_of(const xp_gcov_layout *lay,
+                                   xp_gcov_kind k, uint32_t tag);
+
+/* The model (module.c). */
+xp_gcov *xp_gcov_new(xp_gcov_kind kind, int big, uint32_t version);
+void xp_gcov_free(xp_gcov *g);
+/* A copy of s (n bytes) owned by g, NUL-terminated. */
+const char *xp_gcov_strdup(xp_gcov *g, const char *s, size_t n);
+/* Appending: each returns XP_E_NOMEM or XP_E_OK; *out the index. */
+xp_err xp_gcov_add_rec(xp_gcov *g, const xp_gcov_rec *r);
+xp_err xp_gcov_add_fn(xp_gcov *g, const xp_gcov_fn *f, size_t *out);
+xp_err xp_gcov_add_arc(xp_gcov *g, const xp_gcov_arc *a);
+xp_err xp_gcov_add_item(xp_gcov *g, const xp_gcov_item *it);
+xp_err xp_gcov_add_value(xp_gcov *g, uint64_t v);
+xp_err xp_gcov_add_raw(xp_gcov *g, const unsigned char *p, size_t n);
+/* The layout of g (known: only such models are made). */
+const xp_gcov_layout *xp_gcov_layout_get(const xp_gcov *g);
+/* The file name of the other kind beside path (".gcda" for ".gcno"):
+ * malloc'd, NULL when out of memory or path has no such suffix. */
+char *xp_gcov_sibling(const char *path, xp_gcov_kind want);
+
+/* The text form (text.c). */
+int xp_gcov_detect_text(const unsigned char *head, size_t len);
+xp_err xp_gcov_read_text(const unsigned char *buf, size_t len,
+                         const char *name, const xp_load_opts *o,
+                         void **out, xp_diags *d);
+xp_err xp_gcov_write_text(const void *m, xp_wbuf *w);
+
+/* Merging (merge.c) and conversion to feedback (feedback.c). */
+xp_err xp_gcov_merge(void **acc, const void *in, double weight,
+                     const xp_prof_merge_opts *o, const char *name,
+                     xp_diags *d);
+xp_err xp_gcov_to_feedback(const void *m, const xp_conv_opts *o,
+                           xp_fb **out, xp_diags *d);
+
+/* The report entry: none yet (feedback.c). */
+xp_err xp_gcov_report_new(const void *m, const xp_report_opts *o,
+                          const char *name, void **handle,
+                          const void **model, xp_diags *d);
+void xp_gcov_report_free(void *handle);
+
+#endif
