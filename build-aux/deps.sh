@@ -47,7 +47,11 @@ ar binutils
 # the function coverage of a gcc -pg run with gcov's on the same program;
 # callgrind_annotate reads xprof_show's callgrind exports; the GCC
 # coverage tests build with every release whose files lib/gcov reads
-# (gcc-11, gcc-12) and compare with that release's gcov-tool.
+# (gcc-11, gcc-12) and compare with that release's gcov-tool;
+# the differential coverage tests make their patches with git diff;
+# the LLVM profile tests build a program with clang
+# -fprofile-instr-generate and -fprofile-generate and compare merges with
+# llvm-profdata's.
 test_needs="
 cmp diffutils
 diff diffutils
@@ -72,6 +76,7 @@ strace strace
 rhash rhash
 jq jq
 clang clang
+llvm-profdata llvm
 gcov gcc
 callgrind_annotate valgrind
 gcov-tool gcc
@@ -80,6 +85,7 @@ gcc-11 gcc-11
 gcc-12 gcc-12
 gcov-tool-11 gcc-11
 gcov-tool-12 gcc-12
+git git
 "
 
 # --- bench: the peers make bench measures each tool against ---

@@ -629,7 +629,8 @@ typedef enum {
 	 * The formats of the modules, from lib/modules.list through
 	 * xprof_formats.h: XP_FMT_GMON = 3 (gmon(5)), XP_FMT_CPUPROF = 5
 	 * (cpuprofile(5): gperftools CPU profiles), XP_FMT_DCPI = 7
-	 * (dcpi(5)), XP_FMT_MPATROL = 9 (mpatrol(5)), each followed by its
+	 * (dcpi(5)), XP_FMT_MPATROL = 9 (mpatrol(5)), XP_FMT_LLVM = 13
+	 * (llvm(5): LLVM's .proftext), each followed by its
 	 * text form (XP_FMT_GMON_TEXT = 4, ...); then XP_FMT_COUNT_.
 	 */
 	XP_FMT_MODULES_
@@ -738,6 +739,9 @@ typedef struct {
 	/* CPU profiles: rescale to a common sampling period instead of
 	 * refusing different periods. */
 	int rescale;
+	/* How weighted counts combine, for the formats whose page says
+	 * (LLVM profiles); the others refuse all but XP_MERGE_SUM. */
+	xp_merge_mode mode;
 } xp_prof_merge_opts;
 
 /*

@@ -270,6 +270,158 @@ xp_err xp_tcov_cobertura(const xp_tcov_src *s, size_t n, const char *root,
 xp_err xp_tcov_sonarqube(const xp_tcov_src *s, size_t n, const char *root,
                          char **buf, size_t *len);
 
+/* ------------------------------------------------------------------ */
+/* Patches                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A unified diff, as git diff and diff -u write it, read for the lines
+ * it changes (xprof_tcov(1), --diff-file, gives every rule): for each
+ * file the lines of the new version that it adds (added or modified
+ * lines) and the lines of the old version that it removes.
+ */
+typedef struct xp_patch xp_patch;
+
+/* A line of the new version that the patch shows (context or added),
+ * with its text, for checking the patch against the source. */
+typedef struct {
+	uint32_t line;      /* in the new version */
+	uint32_t at;        /* the patch's line */
+	const char *text;   /* without the '+' or ' ' and the newline */
+	size_t len;
+} xp_patch_line;
+
+typedef struct {
+	const char *old_path;  /* NULL: /dev/null (the patch creates the file) */
+	const char *new_path;  /* NULL: /dev/null (the patch deletes it) */
+	int renamed;           /* git's "rename from" or "copy from" names
+	                          old_path, the file this one was */
+	uint32_t at;           /* the patch's line where the file's diff begins */
+	size_t n_added;        /* lines of the new version added, ascending */
+	const uint32_t *added;
+	size_t n_removed;      /* lines of the old version removed, ascending */
+	const uint32_t *removed;
+	size_t n_shown;        /* lines of the new version shown, ascending */
+	const xp_patch_line *shown;
+} xp_patch_file;
+
+/*
+ * Reads the patch text[0..len), named name in diagnostics.  strip < 0
+ * removes the a/ and b/ prefixes of git's file names (see
+ * xprof_tcov(1)), strip >= 0 that many leading components of every
+ * name, as patch -p does.  A malformed patch is XP_E_SYNTAX with its
+ * line and column in d.  *out is freed with xp_patch_free().
+ */
+xp_err xp_patch_parse(const char *text, size_t len, const char *name,
+                      int strip, xp_patch **out, xp_diags *d);
+void xp_patch_free(xp_patch *p);
+
+/* The patch's files (a file it deletes included), in patch order. */
+size_t xp_patch_n_files(const xp_patch *p);
+const xp_patch_file *xp_patch_file_at(const xp_patch *p, size_t i);
+
+/*
+ * The file of the patch that is the source at the absolute path path:
+ * the one whose new name, read from dir (an absolute directory) or from
+ * one of the directories above it, is path; when several are, the
+ * longest name.  Returns its index or XP_TCOV_NONE.
+ */
+size_t xp_patch_find(const xp_patch *p, const char *path, const char *dir);
+
+/*
+ * Where the old version of f was, when f (found with xp_patch_find())
+ * is at path: path with f's new name replaced by its old name when git
+ * renamed or copied the file, path itself otherwise; NULL (*out) for a
+ * file the patch creates.  The caller frees *out.
+ */
+xp_err xp_patch_old_path(const xp_patch_file *f, const char *path,
+                         char **out);
+
+/*
+ * Checks the lines f shows against the source text[0..len): the first
+ * line that differs, or that lies past the source's end, is a warning
+ * in d under srcname, naming the patch's line.  Returns 1 when they all
+ * match, 0 otherwise.
+ */
+int xp_patch_check(const xp_patch_file *f, const char *text, size_t len,
+                   const char *patchname, const char *srcname, xp_diags *d);
+
+/* ------------------------------------------------------------------ */
+/* Differential coverage                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The categories of a line against a baseline, those of lcov's genhtml
+ * (--baseline-file), in the order reports list them.  A line is code
+ * when it counts (xp_tcov_src: blocks cover it, no marker excludes it;
+ * in the baseline: blocks covered it) and covered when its count is
+ * above 0.  A new line is one the patch adds; the other lines of the
+ * source are lines of the baseline's source, moved by the patch.
+ */
+enum {
+	XP_TCOV_GNC,  /* new code, covered */
+	XP_TCOV_UNC,  /* new code, not covered */
+	XP_TCOV_GBC,  /* code in both, covered now, not in the baseline */
+	XP_TCOV_LBC,  /* code in both, covered in the baseline, not now */
+	XP_TCOV_GIC,  /* code now, not code in the baseline, covered */
+	XP_TCOV_UIC,  /* code now, not code in the baseline, not covered */
+	XP_TCOV_CBC,  /* code in both, covered in both */
+	XP_TCOV_UBC,  /* code in both, covered in neither */
+	XP_TCOV_ECB,  /* code in the baseline, covered; now excluded or
+	                 not code */
+	XP_TCOV_EUB,  /* the same, not covered in the baseline */
+	XP_TCOV_DCB,  /* a line of the baseline's source that is gone,
+	                 covered in the baseline */
+	XP_TCOV_DUB,  /* the same, not covered in the baseline */
+	XP_TCOV_NCAT
+};
+#define XP_TCOV_NOCAT 255  /* a line in no category */
+
+/* "GNC" and so on; NULL for a number out of range. */
+const char *xp_tcov_cat_name(unsigned cat);
+/* 1 when lines of category cat are code in the source (count), 0 when
+ * they are not; the same for the baseline. */
+int xp_tcov_cat_code(unsigned cat);
+int xp_tcov_cat_base_code(unsigned cat);
+
+/* One line in a category. */
+typedef struct {
+	uint32_t line;       /* in the source; 0: a line that is gone */
+	uint32_t base_line;  /* in the baseline's source; 0: a new line */
+	unsigned cat;
+	uint64_t count;      /* the line's count as lcov has it (max) */
+	uint64_t base_count; /* the same in the baseline */
+} xp_tcov_dline;
+
+typedef struct {
+	size_t n;
+	xp_tcov_dline *lines;    /* in source order, gone lines where they
+	                            were */
+	unsigned char *cat;      /* [s->n_lines + 1]: each source line's
+	                            category, XP_TCOV_NOCAT when none */
+	size_t counts[XP_TCOV_NCAT];
+} xp_tcov_dcov;
+
+/*
+ * The categories of the lines of s against base, the same source file
+ * in the baseline's coverage (NULL: the baseline has no data for it),
+ * through f, the patch's diff of the file from the baseline's version
+ * to the source (NULL: the lines did not move).  Without f, a line of
+ * the baseline past the source's end is gone.
+ * xp_tcov_dcov_free() releases what dc holds, also after a failure.
+ */
+xp_err xp_tcov_dcov_init(xp_tcov_dcov *dc, const xp_tcov_src *s,
+                         const xp_tcov_file *base, const xp_patch_file *f);
+void xp_tcov_dcov_free(xp_tcov_dcov *dc);
+
+/*
+ * The lines of s that f adds and that count: *lf of them, *lh covered,
+ * and the others, ascending, in *missed (lf - lh of them; the caller
+ * frees it).  f NULL: none.
+ */
+xp_err xp_tcov_changed(const xp_tcov_src *s, const xp_patch_file *f,
+                       size_t *lf, size_t *lh, uint32_t **missed);
+
 #ifdef __cplusplus
 }
 #endif

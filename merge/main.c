@@ -687,10 +687,11 @@ static int option(cmdline *cl, int c)
 		cl->manifest = optarg;
 		break;
 	case OPT_MODE:
-		cl->fb_only = "--mode";
+		/* Feedback and the formats whose merge takes it (the library
+		 * refuses it for the others). */
 		if ((k = keyword(optarg, modes)) < 0)
 			return usage_error("unknown mode", optarg);
-		cl->mo.mode = mode_of[k];
+		cl->mo.mode = cl->pmo.mode = mode_of[k];
 		cl->mode_s = optarg;
 		break;
 	case OPT_MISMATCH:

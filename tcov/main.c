@@ -5,6 +5,8 @@
  *   xprof_tcov [-a] [-q] [-n N] [-o FILE|-] [-p OLDPATH NEWPATH]
  *              [--lcov FILE] [--json FILE] [--cobertura FILE]
  *              [--sonarqube FILE] [--fail-under PCT]
+ *              [--baseline PROFILE]... [--diff-file PATCH]
+ *              [--diff-strip N] [--fail-under-changed PCT]
  *              -x PROFILE [-x PROFILE]... SOURCE_FILE...
  *
  * PROFILE is a profile directory (read as tcov reads one: tcovd with the
@@ -15,9 +17,12 @@
  * -o.  The coverage, the exclusion markers of the sources and the
  * exports come from the library (xprof_tcov.h); this program reads the
  * sources, prints the listings and JSON and decides the exit status.
- * xprof_tcov(1) documents every rule and every line of output.
+ * Differential coverage (a baseline, a patch and the gate on the lines
+ * it changes) is in diffcov.c.  xprof_tcov(1) documents every rule and
+ * every line of output.
  *
- * Exit status: 0 success; 1 line coverage below --fail-under; 2 trouble.
+ * Exit status: 0 success; 1 line coverage below --fail-under or
+ * --fail-under-changed; 2 trouble.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,16 +34,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diffcov.h"
 #include "tool.h"
 #include "xprof.h"
 #include "xprof_tcov.h"
-
-#define PROG "xprof_tcov"
 
 static const char usage_text[] =
 	"usage: " PROG " [-a] [-q] [-n N] [-o FILE|-] [-p OLDPATH NEWPATH]\n"
 	"                  [--lcov FILE] [--json FILE] [--cobertura FILE]\n"
 	"                  [--sonarqube FILE] [--fail-under PCT]\n"
+	"                  [--baseline PROFILE]... [--diff-file PATCH]\n"
+	"                  [--diff-strip N] [--fail-under-changed PCT]\n"
 	"                  -x PROFILE [-x PROFILE]... SOURCE_FILE...\n"
 	"       " PROG " -h | -V\n";
 
@@ -55,6 +61,14 @@ static const char options_text[] =
 	"  --cobertura FILE      also write Cobertura XML\n"
 	"  --sonarqube FILE      also write SonarQube generic coverage XML\n"
 	"  --fail-under PCT      exit 1 when line coverage is below PCT percent\n"
+	"  --baseline PROFILE    mark each line against the coverage of PROFILE\n"
+	"                        (several: their union)\n"
+	"  --diff-file PATCH     the unified diff that made the sources from\n"
+	"                        the baseline's: the changed lines\n"
+	"  --diff-strip N        strip N leading components of PATCH's names\n"
+	"  --fail-under-changed PCT\n"
+	"                        exit 1 when the changed lines' coverage is\n"
+	"                        below PCT percent\n"
 	"  -h, --help            print this help and exit\n"
 	"  -V, --version         print the version and exit\n";
 
@@ -65,15 +79,13 @@ typedef struct {
 	size_t len;
 	xp_tcov_src src;            /* its coverage as reported */
 	char *listing;              /* output name, or NULL with -o */
+	tcov_diffrep diff;          /* against the baseline and the patch */
 } report;
 
-static int quiet;
-
-static void warn_file(const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int quiet;
 
 /* "prog: file: warning: msg", unless -q. */
-static void warn_file(const char *file, const char *fmt, ...)
+void warn_file(const char *file, const char *fmt, ...)
 {
 	va_list ap;
 	if (quiet)
@@ -91,7 +103,7 @@ static void warn_file(const char *file, const char *fmt, ...)
 
 /* 100 * hit / total with two decimals, rounded half up; "0.00" when
  * total is 0.  Exact for totals below 2^46. */
-static const char *fmt_pct(char *buf, uint64_t hit, uint64_t total)
+const char *fmt_pct(char *buf, uint64_t hit, uint64_t total)
 {
 	uint64_t v = total ? (hit * 20000 + total) / (2 * total) : 0;
 	snprintf(buf, TOOL_FMTLEN, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
@@ -143,6 +155,19 @@ static int parse_pct(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A percentage option opt: sets *out and returns -1, or reports the
+ * bad value and returns exit status 2. */
+int pct_option(const char *opt, const char *arg, uint64_t *out,
+               const char *usage)
+{
+	char msg[160];
+	if (parse_pct(arg, out) == 0)
+		return -1;
+	snprintf(msg, sizeof msg, "invalid percentage '%.100s' for %s (0 to "
+	         "100)", arg, opt);
+	return tool_usage_error(PROG, usage, msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -226,6 +251,7 @@ static int listing(FILE *o, const report *r, int all, size_t top_n)
 		const xp_tcov_line *ln =
 			li < f->n_lines && f->lines[li].line == lineno ? &f->lines[li]
 			                                               : NULL;
+		diffcov_mark(o, &r->diff, lineno);
 		if (!xp_tcov_src_line(s, lineno)) {
 			fputs("           ", o);
 		} else if (ln && (ln->n_leaders > 0 || all)) {
@@ -262,6 +288,7 @@ static int listing(FILE *o, const report *r, int all, size_t top_n)
 	fprintf(o, "\n     %8" PRIu64 "\tTotal basic block executions\n", s->sum);
 	fprintf(o, "     %8s\tAverage executions per basic block\n",
 	        fmt_avg(b2, s->sum, s->nb));
+	diffcov_summary(o, &r->diff);
 	return 0;
 }
 
@@ -290,9 +317,10 @@ static void json_counts(FILE *o, const figures *g)
 
 static void json_report(FILE *o, const char *const *profiles,
                         size_t nprofiles, const report *rs, size_t n,
-                        const char *outname)
+                        const char *outname, const tcov_diff *df)
 {
 	figures tot = {0};
+	tcov_difftot dtot = {0};
 	fputs("{\n  \"profile\": ", o);
 	tool_json_str(o, profiles[0]);
 	fputs(",\n  \"profiles\": [", o);
@@ -300,7 +328,9 @@ static void json_report(FILE *o, const char *const *profiles,
 		fputs(i ? ", " : "", o);
 		tool_json_str(o, profiles[i]);
 	}
-	fputs("],\n  \"files\": [", o);
+	fputs("]", o);
+	diffcov_json_top(o, df);
+	fputs(",\n  \"files\": [", o);
 	for (size_t i = 0; i < n; i++) {
 		const report *r = &rs[i];
 		const xp_tcov_src *s = &r->src;
@@ -314,6 +344,8 @@ static void json_report(FILE *o, const char *const *profiles,
 		tool_json_str(o, r->listing ? r->listing : outname);
 		fputs(", ", o);
 		json_counts(o, &g);
+		diffcov_json_file(o, df, &r->diff);
+		diffcov_add(&dtot, &r->diff);
 		fputs("}", o);
 		tot.lf += g.lf;
 		tot.lh += g.lh;
@@ -327,6 +359,7 @@ static void json_report(FILE *o, const char *const *profiles,
 	}
 	fprintf(o, "%s],\n  \"totals\": {\"files\": %zu, ", n ? "\n  " : "", n);
 	json_counts(o, &tot);
+	diffcov_json_totals(o, df, &dtot);
 	fputs("}\n}\n", o);
 }
 
@@ -368,6 +401,7 @@ typedef struct {
 	uint64_t fail_under;        /* --fail-under, in hundredths of % */
 	char **srcs;                /* the SOURCE_FILE operands */
 	int nsrcs;
+	tcov_diffopts diff;         /* --baseline, --diff-file, ... */
 } cmdline;
 
 /* What the listings gave. */
@@ -379,27 +413,30 @@ typedef struct {
 	size_t alllen;
 	int missing;                /* a source file could not be opened */
 	int64_t mtime;              /* the newest profile data's, in seconds */
+	tcov_diff diff;             /* the baselines and the patch */
 } results;
 
 /* Applies option c; returns -1 to go on, or the exit status. */
 static int option(cmdline *cl, int c, int argc, char **argv)
 {
-	char msg[160];
 	int st;
 
 	switch (c) {
 	case 'a':
 		cl->all = 1;
 		break;
+	case 'B':
+	case 'D':
+	case 'G':
+	case 'P':
+		return diffcov_option(&cl->diff, c, optarg, usage_text);
 	case 'C':
 		cl->exports[EX_COBERTURA] = optarg;
 		break;
 	case 'F':
-		if (parse_pct(optarg, &cl->fail_under) != 0) {
-			snprintf(msg, sizeof msg, "invalid percentage '%.100s' "
-			         "for --fail-under (0 to 100)", optarg);
-			return tool_usage_error(PROG, usage_text, msg);
-		}
+		if ((st = pct_option("--fail-under", optarg, &cl->fail_under,
+		                     usage_text)) >= 0)
+			return st;
 		cl->fail_set = 1;
 		break;
 	case 'J':
@@ -472,21 +509,21 @@ static int profile_dirs(cmdline *cl)
 	return -1;
 }
 
-/* "a, b and c" of the profiles, for messages; -1 out of memory. */
-static int join_profiles(cmdline *cl)
+/* "a, b and c" of v[0..n), for messages; NULL out of memory. */
+char *join_names(const char *const *v, size_t n)
 {
 	size_t len = 1;
-	for (size_t i = 0; i < cl->n_profiles; i++)
-		len += strlen(cl->profiles[i]) + 5;
-	if (!(cl->profiles_text = malloc(len)))
-		return -1;
-	cl->profiles_text[0] = '\0';
-	for (size_t i = 0; i < cl->n_profiles; i++) {
-		const char *sep = i == 0 ? "" : i + 1 < cl->n_profiles ? ", "
-		                                                        : " and ";
-		strcat(strcat(cl->profiles_text, sep), cl->profiles[i]);
+	char *s;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 5;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n ? ", " : " and ";
+		strcat(strcat(s, sep), v[i]);
 	}
-	return 0;
+	return s;
 }
 
 /* Parses the command line into cl; returns -1 to go on, or the exit
@@ -494,8 +531,12 @@ static int join_profiles(cmdline *cl)
 static int parse_cmdline(cmdline *cl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"baseline", required_argument, NULL, 'B'},
 		{"cobertura", required_argument, NULL, 'C'},
+		{"diff-file", required_argument, NULL, 'D'},
+		{"diff-strip", required_argument, NULL, 'P'},
 		{"fail-under", required_argument, NULL, 'F'},
+		{"fail-under-changed", required_argument, NULL, 'G'},
 		{"json", required_argument, NULL, 'J'},
 		{"lcov", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -524,12 +565,14 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 		                        "be written only once");
 	for (size_t i = 0; i < cl->n_profiles; i++)
 		from_stdin += strcmp(cl->profiles[i], "-") == 0;
+	if ((st = diffcov_check(&cl->diff, usage_text, &from_stdin)) >= 0)
+		return st;
 	if (from_stdin > 1)
 		return tool_usage_error(PROG, usage_text, "standard input can "
 		                        "be read only once");
 	if ((st = profile_dirs(cl)) >= 0)
 		return st;
-	if (join_profiles(cl) != 0) {
+	if (!(cl->profiles_text = join_names(cl->profiles, cl->n_profiles))) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
 	}
@@ -562,26 +605,27 @@ static int own_listing(const cmdline *cl, report *r)
 	return ok ? 0 : -1;
 }
 
-/* Reads all of sf into r's text; returns 0, or -1 (printed). */
-static int read_source(FILE *sf, report *r)
+/* Reads all of f, named name, into *text (*len bytes, the caller frees
+ * it, also after a failure); returns 0, or -1 (printed). */
+int read_all(FILE *f, const char *name, char **text, size_t *len)
 {
 	size_t cap = 0;
 	for (;;) {
-		if (r->len == cap) {
-			char *t = realloc(r->text, cap = cap ? cap * 2 : 8192);
+		if (*len == cap) {
+			char *t = realloc(*text, cap = cap ? cap * 2 : 8192);
 			if (!t) {
 				fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 				return -1;
 			}
-			r->text = t;
+			*text = t;
 		}
-		size_t got = fread(r->text + r->len, 1, cap - r->len, sf);
-		r->len += got;
+		size_t got = fread(*text + *len, 1, cap - *len, f);
+		*len += got;
 		if (got == 0)
 			break;
 	}
-	if (ferror(sf)) {
-		fprintf(stderr, "%s: %s: cannot read: %s\n", PROG, r->arg,
+	if (ferror(f)) {
+		fprintf(stderr, "%s: %s: cannot read: %s\n", PROG, name,
 		        strerror(errno));
 		return -1;
 	}
@@ -603,7 +647,7 @@ static int load_source(FILE *sf, const xp_tcov_file *f, report *r)
 		return -2;
 	}
 	errno = 0;
-	if (read_source(sf, r) != 0) {
+	if (read_all(sf, r->arg, &r->text, &r->len) != 0) {
 		xp_diags_free(d);
 		free(abs);
 		return -1;
@@ -664,6 +708,9 @@ static int report_source(const cmdline *cl, const xp_tcov *cov,
 	res->nrs++;
 	ret = load_source(sf, xp_tcov_file_at(cov, fi), r);
 	fclose(sf);
+	if (ret == 0)
+		ret = diffcov_source(&res->diff, cl->maps, cl->n_maps, r->arg,
+		                     &r->src, r->text, r->len, &r->diff);
 	if (ret != 0)
 		return ret;
 	if (cl->outname)
@@ -683,7 +730,7 @@ static int make_export(const cmdline *cl, const results *res, int k,
 		if (!m)
 			return -2;
 		json_report(m, cl->profiles, cl->n_profiles, res->rs, res->nrs,
-		            cl->outname);
+		            cl->outname, &res->diff);
 		return mem_close(m, buf);
 	}
 	if (k != EX_LCOV && !(root = realpath(".", NULL))) {
@@ -745,7 +792,7 @@ static int write_outputs(const cmdline *cl, results *res)
  * is below): "88.889" for 8 of 9 against 88.89, where two decimals would
  * print 88.89 for both.  Rounded half up, exactly.
  */
-static const char *fmt_below(char *buf, uint64_t hit, uint64_t total,
+const char *fmt_below(char *buf, uint64_t hit, uint64_t total,
                              uint64_t pct)
 {
 	unsigned __int128 scale = 1000, v = 0;  /* 10^(d + 2) in the loop */
@@ -791,28 +838,43 @@ static int gate(const cmdline *cl, const results *res)
 	return 1;
 }
 
-/*
- * Reads every profile into *cov (several: their union), the newest data
- * time into *info; returns 0, or -1 (printed).
- */
-static int read_profiles(const cmdline *cl, xp_tcov **cov,
-                         xp_tcov_info *info)
+/* --fail-under-changed: 1 (said, with the lines not executed) when the
+ * changed lines' coverage is below the gate, 0 otherwise. */
+static int changed_gate(const results *res)
 {
-	xp_tcov **v = calloc(cl->n_profiles, sizeof *v);
+	tcov_difftot t = {0};
+	for (size_t i = 0; i < res->nrs; i++)
+		diffcov_add(&t, &res->rs[i].diff);
+	if (!diffcov_gate(&res->diff, &t))
+		return 0;
+	for (size_t i = 0; i < res->nrs; i++)
+		diffcov_missed(res->rs[i].arg, &res->rs[i].diff);
+	return 1;
+}
+
+/*
+ * Reads the profiles paths[0..n) into *cov (several: their union), the
+ * newest data time into *info, updating profile directories' tcovsd
+ * when update is set; returns 0, or -1 (printed).
+ */
+int read_profiles(const char *const *paths, size_t n, int update,
+                  xp_tcov **cov, xp_tcov_info *info)
+{
+	xp_tcov **v = calloc(n, sizeof *v);
 	xp_err err = v ? XP_E_OK : XP_E_NOMEM;
 	int printed = 0;
 	size_t i;
 
 	memset(info, 0, sizeof *info);
-	for (i = 0; i < cl->n_profiles && !err; i++) {
+	for (i = 0; i < n && !err; i++) {
 		xp_tcov_info one;
 		xp_diags *d = xp_diags_new(0);
 		if (!d) {
 			err = XP_E_NOMEM;
 			break;
 		}
-		err = xp_tcov_open(cl->profiles[i], 1, &v[i], &one, d);
-		tool_print_diags_q(PROG, d, err, cl->profiles[i], quiet);
+		err = xp_tcov_open(paths[i], update, &v[i], &one, d);
+		tool_print_diags_q(PROG, d, err, paths[i], quiet);
 		printed = err != XP_E_OK;
 		xp_diags_free(d);
 		if (!err && one.has_mtime &&
@@ -824,15 +886,15 @@ static int read_profiles(const cmdline *cl, xp_tcov **cov,
 			info->mtime_nsec = one.mtime_nsec;
 		}
 	}
-	if (!err && cl->n_profiles == 1) {
+	if (!err && n == 1) {
 		*cov = v[0];
 		v[0] = NULL;
 	} else if (!err) {
-		err = xp_tcov_union((const xp_tcov *const *)v, cl->n_profiles, cov);
+		err = xp_tcov_union((const xp_tcov *const *)v, n, cov);
 	}
 	if (err && !printed)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(err));
-	for (i = 0; v && i < cl->n_profiles; i++)
+	for (i = 0; v && i < n; i++)
 		xp_tcov_free(v[i]);
 	free(v);
 	return err ? -1 : 0;
@@ -846,8 +908,11 @@ static int run(const cmdline *cl, results *res)
 	xp_tcov_info info;
 	int ret = -2, status = 2;
 
-	if (read_profiles(cl, &cov, &info) != 0)
+	if (read_profiles(cl->profiles, cl->n_profiles, 1, &cov, &info) != 0 ||
+	    diffcov_open(&res->diff, &cl->diff) != 0) {
+		xp_tcov_free(cov);
 		return 2;
+	}
 	res->mtime = info.has_mtime ? info.mtime_sec : 0;
 	if (!(res->rs = calloc((size_t)cl->nsrcs, sizeof *res->rs)) ||
 	    (cl->outname &&
@@ -856,9 +921,12 @@ static int run(const cmdline *cl, results *res)
 	for (int i = 0; i < cl->nsrcs; i++)
 		if ((ret = report_source(cl, cov, &info, cl->srcs[i], res)) != 0)
 			goto out;
+	diffcov_unreported(&res->diff, cov, cl->maps, cl->n_maps);
 	if ((ret = write_outputs(cl, res)) != 0)
 		goto out;
 	status = cl->fail_set ? gate(cl, res) : 0;
+	if (cl->diff.gate_set && changed_gate(res))
+		status = 1;
 	if (res->missing)
 		status = 2;
 out:
@@ -870,7 +938,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	cmdline cl = { .top_n = 10 };
+	cmdline cl = { .top_n = 10, .diff = { .strip = -1 } };
 	results res = { 0 };
 	int status;
 
@@ -891,7 +959,10 @@ int main(int argc, char **argv)
 		free(res.rs[i].text);
 		xp_tcov_src_free(&res.rs[i].src);
 		free(res.rs[i].listing);
+		diffcov_report_free(&res.rs[i].diff);
 	}
+	diffcov_free(&res.diff);
+	free(cl.diff.baselines);
 	free(res.rs);
 	for (int i = 0; cl.profile_bufs && i < argc; i++)
 		free(cl.profile_bufs[i]);

@@ -153,6 +153,7 @@ if [ ! -s "$work/err" ] &&
     grep -q 'XP_FMT_DCPI = 7, XP_FMT_DCPI_TEXT = 8,' "$work/formats.h" &&
     grep -q 'XP_FMT_MPATROL = 9, XP_FMT_MPATROL_TEXT = 10,' "$work/formats.h" &&
     grep -q 'XP_FMT_GCOV = 11, XP_FMT_GCOV_TEXT = 12,' "$work/formats.h" &&
+    grep -q 'XP_FMT_LLVM = 13, XP_FMT_LLVM_TEXT = 14,' "$work/formats.h" &&
     grep -q "XP_FMT_COUNT_ = $count\$" "$work/formats.h"; then
 	pass formats-list
 else

@@ -239,6 +239,11 @@ xp_err xp_prof_export_fd(const xp_prof *p, xp_export_kind k,
 
 	if (o == NULL)
 		o = &none;
+	/* Formats with no stacks or call graph (LLVM profiles) have none. */
+	if (mod->export == NULL)
+		return xp_diag_file(d, XP_E_INVAL, name, "%s has no call stacks "
+		                    "or call graph to export",
+		                    xp_format_a(mod->fmt));
 	if (o->counts && !(mod->report_takes & XP_REPORT_COUNTS))
 		return xp_diag_file(d, XP_E_INVAL, name, "%s has no allocation "
 		                    "counts", xp_format_a(mod->fmt));

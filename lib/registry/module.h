@@ -113,6 +113,9 @@ typedef struct xp_module {
 	const char *report_of;
 	/* The totals of a model (t is empty when called). */
 	void (*totals)(const void *m, xp_prof_totals *t);
+	/* The merge takes xp_prof_merge_opts.mode (max, min); others
+	 * refuse all but a sum. */
+	int merge_modes;
 	void (*free)(void *m);
 } xp_module;
 

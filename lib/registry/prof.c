@@ -267,6 +267,11 @@ xp_err xp_prof_merge(xp_prof **acc, const xp_prof *in, double weight,
 	if (!(weight > 0))
 		return xp_diag_file(d, XP_E_INVAL, name,
 		                    "weight must be positive");
+	if (o->mode != XP_MERGE_SUM && !in->mod->merge_modes)
+		return xp_diag_file(d, XP_E_INVAL, name,
+		                    "%s has no merge modes (--mode applies "
+		                    "to feedback and LLVM profiles)",
+		                    xp_format_a(in->mod->fmt));
 	if (a != NULL && a->mod != in->mod)
 		return xp_diag_file(d, XP_E_FORMAT, name,
 		                    "%s cannot be merged with %s",

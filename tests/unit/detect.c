@@ -3,7 +3,7 @@
  * modules are asked in the order of lib/modules.list.
  *
  * Every good file of the fuzz corpus whose name says its form (.gmon,
- * .prof, .out, .gcda, .gcno, .text, .db) is offered to every module's binary and text
+ * .prof, .out, .gcda, .gcno, .proftext, .text, .db) is offered to every module's binary and text
  * recogniser.  A file of a module's form must be accepted by that
  * recogniser; xp_format_detect() must name the first format whose
  * recogniser accepts it (binary ones before text ones, each in list
@@ -70,7 +70,7 @@ static void test_order(void)
 
 /* Which module the corpus folder's files belong to (NULL: feedback). */
 static const char *const folders[] = { "cpuprof", "dcpi", "gmon", "mpatrol",
-	                               "gcov", "db", "text" };
+	                               "gcov", "llvm", "db", "text" };
 
 /* A check whose message names the file. */
 static void expect(int cond, const char *what)
@@ -165,7 +165,8 @@ static void test_corpus(void)
 				text = 1;
 			else if (has_suffix(n, ".gmon") || has_suffix(n, ".prof") ||
 			         has_suffix(n, ".out") || has_suffix(n, ".gcda") ||
-			         has_suffix(n, ".gcno"))
+			         has_suffix(n, ".gcno") ||
+			         has_suffix(n, ".proftext"))
 				text = 0;
 			else
 				continue;
@@ -180,9 +181,24 @@ static void test_corpus(void)
 	CHECK(checked >= 20);
 }
 
+/* Every module has the entries the registry calls without asking:
+ * recognition, reading and writing both forms, merging, totals, free.
+ * (to_feedback, report, export and check_exe may be NULL: refused.) */
+static void test_entries(void)
+{
+	for (const xp_module *m = xp_module_next(NULL); m != NULL;
+	     m = xp_module_next(m)) {
+		CHECK(m->detect && m->detect_text && m->read && m->read_text);
+		CHECK(m->write && m->write_text && m->merge && m->totals);
+		CHECK(m->free != NULL);
+		CHECK(!m->report == !m->report_free);
+	}
+}
+
 int main(void)
 {
 	RUN(test_order);
+	RUN(test_entries);
 	RUN(test_corpus);
 	return unit_done();
 }
