@@ -81,6 +81,17 @@ void xp_buf_free(xp_buf *b);
  */
 xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz);
 
+/* Scrambles a 64-bit key for a hash table (MurmurHash3's finalizer). */
+static inline uint64_t xp_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdu;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53u;
+	x ^= x >> 33;
+	return x;
+}
+
 /*
  * Frees each of the n pointers of p: the body of a destructor that owns
  * several arrays, as XP_FREE(a, b, c).

@@ -62,7 +62,7 @@ static xp_err map_rehash(map64 *m)
 	for (uint32_t i = 0; i < m->cap; i++) {
 		if (!m->vals[i])
 			continue;
-		uint32_t j = (uint32_t)mix64(m->keys[i]) & (ncap - 1);
+		uint32_t j = (uint32_t)xp_mix64(m->keys[i]) & (ncap - 1);
 		while (v[j])
 			j = (j + 1) & (ncap - 1);
 		k[j] = m->keys[i];

@@ -28,17 +28,6 @@
 #define STB_MAX 1u
 #define STB_SUM 2u
 
-/* Scrambles a 64-bit key for the hash maps below. */
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdu;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53u;
-	x ^= x >> 33;
-	return x;
-}
-
 /* A compilation of an object file; versions compare by it first. */
 typedef struct {
 	uint32_t tv_sec, tv_usec;
@@ -315,7 +304,7 @@ static inline uint32_t map_find(const map64 *m, uint64_t key, uint32_t *slot)
 		*slot = NONE;
 		return 0;
 	}
-	uint32_t j = (uint32_t)mix64(key) & (m->cap - 1);
+	uint32_t j = (uint32_t)xp_mix64(key) & (m->cap - 1);
 	while (m->vals[j]) {
 		if (m->keys[j] == key) {
 			*slot = j;

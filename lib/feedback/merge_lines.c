@@ -18,7 +18,7 @@
 
 static uint64_t lkey(uint32_t sf, uint32_t line, uint32_t col)
 {
-	return mix64((uint64_t)sf << 32 | line) ^ ((uint64_t)col * 0x9e3779b97f4a7c15u);
+	return xp_mix64((uint64_t)sf << 32 | line) ^ ((uint64_t)col * 0x9e3779b97f4a7c15u);
 }
 
 /* Finds line (sf, line, col) in linemap; where it would go if absent. */
@@ -37,7 +37,7 @@ static uint32_t linemap_find(const xp_merger *m, uint32_t sf, uint32_t line,
 			*keyp = key;
 			return v - 1;
 		}
-		key = mix64(key + 1);
+		key = xp_mix64(key + 1);
 	}
 	*keyp = key;
 	return NONE;

@@ -27,16 +27,6 @@ typedef struct {
 	size_t n;
 } ptab;
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -98,7 +88,7 @@ typedef struct {
 
 static uint64_t key_hash(const site_key *k)
 {
-	return mix(k->parent * 31 + k->name * 1000003 + k->value * 7 +
+	return xp_mix64(k->parent * 31 + k->name * 1000003 + k->value * 7 +
 	           (uint64_t)k->has_sym);
 }
 
@@ -117,7 +107,7 @@ static uint64_t name_hash(const void *ctx, size_t off)
 static uint64_t sym_hash(const void *ctx, size_t pos)
 {
 	const mctx *c = ctx;
-	return mix(c->a->syms[pos]);
+	return xp_mix64(c->a->syms[pos]);
 }
 
 /* The canonical offset of a name in acc's table; 0 when absent. */
@@ -188,7 +178,7 @@ static int sym_intern(mctx *c, uint64_t v, uint64_t *index)
 	size_t p;
 
 	if (c->syms.cap != 0) {
-		for (p = (size_t)mix(v) & (c->syms.cap - 1); c->syms.slot[p];
+		for (p = (size_t)xp_mix64(v) & (c->syms.cap - 1); c->syms.slot[p];
 		     p = (p + 1) & (c->syms.cap - 1))
 			if (a->syms[c->syms.slot[p] - 1] == v) {
 				*index = c->syms.slot[p];
@@ -206,7 +196,7 @@ static int sym_intern(mctx *c, uint64_t v, uint64_t *index)
 	a->syms[a->nsyms++] = v;
 	if (ptab_reserve(&c->syms, sym_hash, c) != 0)
 		return -1;
-	p = (size_t)mix(v) & (c->syms.cap - 1);
+	p = (size_t)xp_mix64(v) & (c->syms.cap - 1);
 	while (c->syms.slot[p] != 0)
 		p = (p + 1) & (c->syms.cap - 1);
 	c->syms.slot[p] = a->nsyms;
@@ -223,7 +213,7 @@ static int sym_note(mctx *c, size_t pos)
 
 	if (ptab_reserve(&c->syms, sym_hash, c) != 0)
 		return -1;
-	for (p = (size_t)mix(v) & (c->syms.cap - 1); c->syms.slot[p];
+	for (p = (size_t)xp_mix64(v) & (c->syms.cap - 1); c->syms.slot[p];
 	     p = (p + 1) & (c->syms.cap - 1))
 		if (c->a->syms[c->syms.slot[p] - 1] == v)
 			return 0;
