@@ -492,6 +492,15 @@ void xp_profdir_unlock(xp_lock *l);
 /* Unlocks after a failed write: a directory that this lock created is
  * removed again if nothing was written into it. */
 void xp_profdir_unlock_failed(xp_lock *l);
+/*
+ * The same exclusive lock for a file that is replaced atomically on each
+ * update (an output of another format that runs add to): an flock(2) of
+ * PATH.lock beside it (beside the file a symbolic link names), created
+ * when missing and left in place.  Only writers that update PATH take
+ * it; readers of PATH need none, as every update renames a whole new
+ * file over it.  Released by xp_profdir_unlock().
+ */
+xp_err xp_file_lock(const char *path, xp_lock **out, xp_diags *d);
 /* Stores a profile in a directory whose lock the caller holds. */
 xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d);
 

@@ -18,7 +18,9 @@
  * binary or text) are summed by their module's rules with
  * xp_prof_merge(); all inputs must then be of that one format, and the
  * output is a file of it (its text form with --text), or with --feedback
- * the conversion of the sum to feedback, in a profile directory.
+ * the conversion of the sum to feedback, in a profile directory.  With
+ * --accumulate the sum is added to that file under the lock of a file
+ * beside it (xp_file_lock), as to a directory under its own.
  *
  * Every input is recorded in the manifest of the merge (xprof_db(5),
  * MANIFEST), which a profile directory keeps beside the database and
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -653,8 +656,9 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 	if (cl->out[0] == '\0')
 		return usage_error("empty output name", NULL);
 	if (cl->accumulate && cl->text)
-		return usage_error("--accumulate needs a profile directory, not "
-		                   "--text", NULL);
+		return usage_error("--accumulate adds to a profile directory or "
+		                   "a file of the inputs' format, not to --text",
+		                   NULL);
 	if (!cl->accumulate && optind == argc && cl->nweighted == 0)
 		return usage_error("no input", NULL);
 	if (cl->plan && cl->accumulate)
@@ -737,6 +741,7 @@ static int manifest_options(run *r, const cmdline *cl, int dir)
 		{ "mode", modes[cl->mo.mode] },
 		{ "sparse", cl->mo.sparse ? "1" : "0" },
 	}, *other[][2] = {
+		{ "accumulate", cl->accumulate ? "1" : NULL },
 		{ "by-function", cl->pmo.by_function ? "1" : "0" },
 		{ "exe", cl->lo.exe }, { "feedback", cl->to_feedback ? "1" : "0" },
 		{ "layout", cl->lo.layout },
@@ -783,9 +788,46 @@ static int write_manifest_file(run *r, const cmdline *cl)
 	return err == XP_E_OK ? 0 : 2;
 }
 
-/* Writes the sum of inputs of a foreign format, or its conversion to
+/*
+ * --accumulate into a file of the inputs' format: once the inputs are
+ * summed, the file's lock is taken (xp_file_lock: OUT.lock) and the file,
+ * if there is one, is added as one more input of weight 1, so that runs
+ * that add to one file take turns and lose nothing.  A file that cannot
+ * be read or is of another format stops the run: it stays as it was.
+ * Returns 0, or -1 after printing what went wrong.
+ */
+static int add_existing_file(run *r, const char *out, xp_lock **lock)
+{
+	xp_diags *d = xp_diags_new(0);
+	struct stat st;
+	xp_err err;
+
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 &&
+	                              !S_ISREG(st.st_mode))) {
+		fprintf(stderr, "%s: %s: --accumulate needs a regular file\n",
+		        PROG, strcmp(out, "-") == 0 ? "<stdout>" : out);
+		xp_diags_free(d);
+		return -1;
+	}
+	err = xp_file_lock(out, lock, d);
+	print_diags(r, d, err, out);
+	xp_diags_free(d);
+	if (err != XP_E_OK)
+		return -1;
+	/* Read under the lock: absent, the sum starts here. */
+	if (stat(out, &st) != 0 && errno == ENOENT)
+		return 0;
+	return add_input(r, out, 1);
+}
+
+/* Writes the sum of inputs of a foreign format (with --accumulate, added
+ * to OUT under its lock, which *lock then holds), or its conversion to
  * feedback.  Returns the exit status. */
-static int write_foreign(run *r, const cmdline *cl)
+static int write_foreign(run *r, const cmdline *cl, xp_lock **lock)
 {
 	xp_conv_opts co = { cl->lo.exe };
 	xp_diags *d;
@@ -794,13 +836,14 @@ static int write_foreign(run *r, const cmdline *cl)
 	int status = 2;
 
 	clear_progress(r);
-	if (cl->accumulate || cl->fb_only) {
+	if (cl->fb_only) {
 		fprintf(stderr, "%s: %s applies to feedback, not to %s\n", PROG,
-		        cl->accumulate ? "--accumulate" : cl->fb_only,
-		        xp_format_a(r->fmt));
+		        cl->fb_only, xp_format_a(r->fmt));
 		return 2;
 	}
 	if (manifest_options(r, cl, cl->to_feedback && !cl->text) != 0)
+		return 2;
+	if (cl->accumulate && add_existing_file(r, cl->out, lock) != 0)
 		return 2;
 	if (!cl->to_feedback)
 		return tool_write_prof(PROG, r->prof, cl->text, cl->out) != 0 ?
@@ -972,7 +1015,7 @@ int main(int argc, char **argv)
 	if (!r.m || !r.man || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0)
-		status = r.kind == 2 ? write_foreign(&r, &cl)
+		status = r.kind == 2 ? write_foreign(&r, &cl, &lock)
 		                     : write_feedback(&r, &cl, &lock, d);
 	jobs_free(r.pool);
 	clear_progress(&r);
