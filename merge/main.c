@@ -880,12 +880,14 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	xp_fb *res = NULL;
 	xp_err err;
 	int status = 2;
+	char list[512];
 
 	if (cl->lo.exe || cl->lo.layout || cl->pmo.by_function ||
 	    cl->pmo.rescale) {
 		clear_progress(r);
+		xp_format_list(list, sizeof list, "or");
 		fprintf(stderr, "%s: -e, -L, --by-function and --rescale apply "
-		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
+		        "to %s\n", PROG, list);
 		return 2;
 	}
 	if (manifest_options(r, cl, !cl->text) != 0)
