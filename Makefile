@@ -345,6 +345,7 @@ bench-run: $(LIB) $(TOOLS) $(BENCH_GEN) $(BENCH_HELPERS)
 	$(BENCH_ENV) $(SHELL) bench/run.sh
 	$(BENCH_ENV) $(SHELL) bench/foreign.sh
 	$(BENCH_ENV) $(SHELL) bench/scale.sh
+	$(BENCH_ENV) $(SHELL) bench/inputs.sh
 
 $(BENCH_HELPERS): $(B)/bench/%: bench/%.c | $(B)/bench
 	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<

@@ -308,8 +308,8 @@ void tool_json_str(FILE *f, const char *s)
 /* Profiles of any format                                              */
 /* ------------------------------------------------------------------ */
 
-/* What to write and how: a feedback profile's text, or a profile of a
- * foreign format in either form. */
+/* What to write and how: a feedback profile (its text or its
+ * database), a profile of a foreign format in either form, or bytes. */
 typedef struct {
 	const xp_fb *fb;
 	const xp_prof *p;
@@ -318,7 +318,26 @@ typedef struct {
 	xp_export_kind kind;
 	const xp_export_opts *eo;
 	const char *name;
+	/* Or, with neither fb nor p, len bytes. */
+	const void *bytes;
+	size_t len;
 } payload;
+
+static xp_err write_bytes(const void *buf, size_t len, int fd)
+{
+	const char *b = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, b, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return XP_E_IO;
+		b += k;
+		len -= (size_t)k;
+	}
+	return XP_E_OK;
+}
 
 static xp_err write_payload(const payload *w, int fd, xp_diags *d)
 {
@@ -326,8 +345,12 @@ static xp_err write_payload(const payload *w, int fd, xp_diags *d)
 		return xp_fb_export_fd(w->fb, w->kind, w->eo, w->name, fd, d);
 	if (w->kind != 0)
 		return xp_prof_export_fd(w->p, w->kind, w->eo, w->name, fd, d);
-	return w->fb != NULL ? xp_text_write_fd(w->fb, fd)
-	                     : xp_prof_write_fd(w->p, w->text, fd);
+	if (w->fb != NULL)
+		return w->text ? xp_text_write_fd(w->fb, fd)
+		               : xp_db_write_fd(w->fb, fd);
+	if (w->p != NULL)
+		return xp_prof_write_fd(w->p, w->text, fd);
+	return write_bytes(w->bytes, w->len, fd);
 }
 
 /*
@@ -380,14 +403,29 @@ int tool_flush_stdout(const char *prog)
 int tool_write_prof(const char *prog, const xp_prof *p, int text,
                     const char *out)
 {
-	payload w = { NULL, p, text, 0, NULL, NULL };
+	payload w = { .p = p, .text = text };
 
 	return write_out(prog, &w, out);
 }
 
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out)
 {
-	payload w = { fb, NULL, 1, 0, NULL, NULL };
+	payload w = { .fb = fb, .text = 1 };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_db(const char *prog, const xp_fb *fb, const char *out)
+{
+	payload w = { .fb = fb };
+
+	return write_out(prog, &w, out);
+}
+
+int tool_write_bytes(const char *prog, const void *buf, size_t len,
+                     const char *out)
+{
+	payload w = { .bytes = buf, .len = len };
 
 	return write_out(prog, &w, out);
 }
@@ -396,7 +434,7 @@ int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
                       xp_export_kind kind, const xp_export_opts *eo,
                       const char *name, const char *out)
 {
-	payload w = { fb, p, 0, kind, eo, name };
+	payload w = { fb, p, 0, kind, eo, name, NULL, 0 };
 
 	return write_out(prog, &w, out);
 }

@@ -134,11 +134,16 @@ int tool_write_prof(const char *prog, const xp_prof *p, int text,
 /* Flushes standard output: 0, or -1 after printing "prog: <stdout>:
  * cannot write: reason". */
 int tool_flush_stdout(const char *prog);
-/* The same for the canonical text of a feedback profile. */
+/* The same for the canonical text of a feedback profile, */
 int tool_write_text(const char *prog, const xp_fb *fb, const char *out);
-/* The same for an export (xprof_export.h) of p, or of fb when p is
- * NULL; name names the profile in messages.  Nothing is written when
- * the library refuses the export. */
+/* for its database file (xprof_db(5)), */
+int tool_write_db(const char *prog, const xp_fb *fb, const char *out);
+/* for len bytes at buf, */
+int tool_write_bytes(const char *prog, const void *buf, size_t len,
+                     const char *out);
+/* and for an export (xprof_export.h) of p, or of fb when p is NULL; name
+ * names the profile in messages.  Nothing is written when the library
+ * refuses the export. */
 int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
                       xp_export_kind kind, const xp_export_opts *eo,
                       const char *name, const char *out);

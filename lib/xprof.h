@@ -583,6 +583,13 @@ xp_err xp_merger_add_input(xp_merger *m, xp_input *in, double weight,
 /* Number of inputs added so far. */
 uint64_t xp_merger_count(const xp_merger *m);
 /*
+ * True once an input failed after it had changed the accumulator: the
+ * merger then refuses every call.  An input that failed while this stays
+ * false (it could not be read, or holds another data type) left the
+ * merger as it was, so that the merge may go on without it.
+ */
+int xp_merger_failed(const xp_merger *m);
+/*
  * The data type of the inputs, and for objfd data the path of their
  * object file (NULL otherwise); once an input was added.
  */

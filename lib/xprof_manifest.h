@@ -56,6 +56,13 @@ xp_err xp_manifest_option(xp_manifest *man, const char *name,
  */
 xp_err xp_manifest_add_input(xp_manifest *man, xp_input *in,
                              const xp_prof *p, double weight, xp_diags *d);
+/*
+ * How messages call the first format among man's inputs whose conversion
+ * to feedback counts PC samples, not executions ("a CPU profile", "a
+ * DCPI profile"), or NULL when there is none: coverage from such a
+ * profile is a lower bound (xprof_tcov says so).
+ */
+const char *xp_manifest_sampled(const xp_manifest *man);
 /* Adds the records of sub to man, as a merge of the inputs of both
  * records them (a merge split over threads). */
 xp_err xp_manifest_absorb(xp_manifest *man, const xp_manifest *sub);

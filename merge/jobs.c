@@ -13,6 +13,7 @@
  * in input order, up to the first input that failed: the inputs after it
  * are not opened once the failure is known, and what they said is
  * dropped, so that a failing run reports what it reports on one thread.
+ * A bad input left out (--failure-mode) is no failure.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct jobs {
 	uint64_t failed;      /* the first input that failed */
 	uint64_t done;
 	int closed, waited, status;
+	int skip_bad;
 	size_t max_diags;
 };
 
@@ -64,7 +66,7 @@ static void job_free(job *jb)
 /* Keeps what input jb has to say, when anything; 0, or -1 without
  * memory (the note is lost, but the failure, if any, still counts). */
 static int keep_note(worker *w, const job *jb, xp_diags *d, xp_err err,
-                     xp_format clash)
+                     xp_format clash, xp_format fmt, int bad)
 {
 	if (xp_diags_count(d) == 0 && err == XP_E_OK)
 		return 0;
@@ -76,29 +78,38 @@ static int keep_note(worker *w, const job *jb, xp_diags *d, xp_err err,
 		w->notes = p;
 		w->cap = cap;
 	}
-	char *name = strdup(jb->name);
-	if (!name)
+	if (!jb->name || !jb->path)
 		return -1;
-	w->notes[w->nnotes++] = (job_note){jb->index, name, d, err, clash};
+	char *name = strdup(jb->name), *path = strdup(jb->path);
+	if (!name || !path) {
+		free(name);
+		free(path);
+		return -1;
+	}
+	w->notes[w->nnotes++] = (job_note){jb->index, name, d, err, clash,
+	                                   path, fmt, bad};
 	return 0;
 }
 
-/* Opens input jb and adds it to w's merger; 1 when it failed. */
+/* Opens input jb and adds it to w's merger; 1 when it failed (and was
+ * not left out). */
 static int merge_one(worker *w, const job *jb)
 {
 	xp_diags *d = xp_diags_new(w->j->max_diags);
 	xp_input *in = NULL;
-	xp_format clash = XP_FMT_UNKNOWN;
+	xp_format clash = XP_FMT_UNKNOWN, f = XP_FMT_UNKNOWN;
 	xp_err err = XP_E_NOMEM;
+	int taken = 0;          /* the input is in the merge */
 
 	if (d && (err = xp_input_open(jb->path, &in, d)) == XP_E_OK) {
-		xp_format f = xp_input_format(in);
+		f = xp_input_format(in);
 		if (xp_format_module(f) != NULL) {
 			clash = f;
 			err = XP_E_INVAL;
 		} else {
 			err = xp_merger_add_input(w->m, in, jb->weight, jb->name,
 			                          d);
+			taken = err == XP_E_OK;
 			if (err == XP_E_OK)
 				err = xp_manifest_add_input(w->man, in, NULL,
 				                            jb->weight, d);
@@ -106,10 +117,12 @@ static int merge_one(worker *w, const job *jb)
 		}
 	}
 	xp_input_free(in);
-	if (!d || keep_note(w, jb, d, err, clash) != 0 ||
+	int bad = d && err != XP_E_OK && err != XP_E_NOMEM && !taken &&
+	          !xp_merger_failed(w->m);
+	if (!d || keep_note(w, jb, d, err, clash, f, bad) != 0 ||
 	    (xp_diags_count(d) == 0 && err == XP_E_OK))
 		xp_diags_free(d);
-	return err != XP_E_OK;
+	return err != XP_E_OK && !(bad && w->j->skip_bad);
 }
 
 static void *run_worker(void *arg)
@@ -141,7 +154,8 @@ static void *run_worker(void *arg)
 	return NULL;
 }
 
-jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, size_t max_diags)
+jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
+                 size_t max_diags)
 {
 	jobs *j = calloc(1, sizeof *j);
 	if (!j || !(j->w = calloc(n, sizeof *j->w))) {
@@ -152,6 +166,7 @@ jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, size_t max_diags)
 	j->first = j->next = first;
 	j->failed = NO_FAILURE;
 	j->max_diags = max_diags;
+	j->skip_bad = skip_bad;
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->room, NULL);
 	for (unsigned k = 0; k < n; k++) {
@@ -182,7 +197,7 @@ int jobs_add(jobs *j, const char *path, const char *name, double weight)
 		if (!w->started) {
 			/* Told as the lack of memory it nearly always is. */
 			keep_note(w, &jb, xp_diags_new(0), XP_E_NOMEM,
-			          XP_FMT_UNKNOWN);
+			          XP_FMT_UNKNOWN, XP_FMT_UNKNOWN, 0);
 			if (jb.index < j->failed)
 				j->failed = jb.index;
 		}
@@ -286,6 +301,7 @@ void jobs_free(jobs *j)
 		worker *w = &j->w[k];
 		for (size_t i = 0; i < w->nnotes; i++) {
 			free((char *)w->notes[i].name);
+			free((char *)w->notes[i].path);
 			xp_diags_free(w->notes[i].d);
 		}
 		free(w->notes);

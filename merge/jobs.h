@@ -18,15 +18,21 @@ typedef struct {
 	xp_diags *d;
 	xp_err err;
 	xp_format clash;      /* XP_FMT_UNKNOWN unless the format clashes */
+	const char *path;     /* as given */
+	xp_format fmt;        /* recognised, or XP_FMT_UNKNOWN */
+	int bad;              /* the input is bad, the merge as it was */
 } job_note;
 
 /*
  * Starts merging on n threads: thread 0 goes on adding to m, which holds
  * the inputs before index first; the others add to mergers like m
- * (xp_merger_new_like).  Each thread starts with its first input.
- * NULL when memory runs out.
+ * (xp_merger_new_like).  Each thread starts with its first input.  With
+ * skip_bad, a bad input (one that failed and left its thread's merger as
+ * it was, xp_merger_failed()) is no failure: it is left out.  NULL when
+ * memory runs out.
  */
-jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, size_t max_diags);
+jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
+                 size_t max_diags);
 /* Hands out the next input, round robin: input first + i goes to thread
  * i mod n.  -1 once an input failed (the caller stops then), or when no
  * thread could be started. */

@@ -5,14 +5,16 @@
  *
  * Inputs are profile directories, feedback database files or feedback
  * texts, recognised from their content, given on the command line, with
- * -w WEIGHT,PATH, or listed in @LISTFILE files.  They are opened, added to
- * the merger and closed one at a time, so any number of them can be merged
- * in memory proportional to the result.  Nothing is written unless every
- * input was merged; the output (a profile directory, or with --text a
- * feedback text) is replaced atomically.  With --accumulate the output
- * directory is locked once the inputs are merged, and its existing data,
- * read under the lock, is one more input, so that concurrent runs adding
- * to one directory lose nothing.
+ * -w WEIGHT,PATH, or listed in @LISTFILE files (@- for standard input;
+ * - is an input read from it).  They are opened, added to the merger and
+ * closed one at a time, so any number of them can be merged in memory
+ * proportional to the result.  Nothing is written unless every input was
+ * merged, or left out by --failure-mode (drop.c); the output (a profile
+ * directory, or with --text a feedback text; -o - writes the text or the
+ * database file to standard output) is replaced atomically.  With
+ * --accumulate the output directory is locked once the inputs are merged,
+ * and its existing data, read under the lock, is one more input, so that
+ * concurrent runs adding to one directory lose nothing.
  *
  * Inputs of the other formats (gmon.out, CPU, DCPI, mpatrol profiles,
  * binary or text) are summed by their module's rules with
@@ -26,7 +28,8 @@
  * MANIFEST), which a profile directory keeps beside the database and
  * --manifest=FILE writes for the other outputs.
  *
- * Exit status: 0 on success (warnings allowed), 2 on any trouble.
+ * Exit status: 0 on success (warnings allowed), 2 on any trouble, 3 when
+ * the result was written but bad inputs were left out.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drop.h"
 #include "jobs.h"
 #include "plan.h"
 #include "tool.h"
@@ -50,13 +54,14 @@
 static const char usage_text[] =
 	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
 	"       [--scale=F] [--sparse] [-e EXECUTABLE] [-L LAYOUT] [--by-function] [--rescale]\n"
+	"       [--failure-mode=any|all|warn] [--max-bad=N|P%] [--rejected=FILE]\n"
 	"       [--feedback] [-j N] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
 	"       " PROG " --plan=make|ninja [--fan-in=K] [--work=DIR] -o OUT [options] INPUT...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
 	"  -o OUT                 the output profile directory (with --text, a text;\n"
-	"                         - for standard output)\n"
+	"                         - for standard output: the text or the database)\n"
 	"  -a, --accumulate       add the inputs into OUT under its lock\n"
 	"  -q, --quiet            print no warnings\n"
 	"  -j, --jobs=N           merge feedback on N threads (default: the\n"
@@ -81,6 +86,11 @@ static const char options_text[] =
 	"  --work=DIR             a plan's intermediate results (OUT.work)\n"
 	"  --manifest=FILE        write the manifest of an output that is not a\n"
 	"                         profile directory to FILE\n"
+	"  --failure-mode=any|all|warn\n"
+	"                         a bad input stops the run (any, the default), or\n"
+	"                         is left out, reported as an error or a warning\n"
+	"  --max-bad=N|P%         fail when more than N inputs (P%) are left out\n"
+	"  --rejected=FILE        write the inputs left out as a JSON list\n"
 	"  -h, --help             print this help and exit\n"
 	"  -V, --version          print the version and exit\n";
 
@@ -98,6 +108,7 @@ typedef struct {
 	int quiet;
 	uint64_t done, total;
 	int progress;          /* stderr is a terminal */
+	int total_open;        /* the total is not known (@-) */
 	int shown;             /* a progress line is on screen */
 	struct timespec start, last;
 	int have_type;         /* the first input's data type is known */
@@ -106,15 +117,19 @@ typedef struct {
 	/* The other formats. */
 	int kind;              /* 0: no input yet, 1: feedback, 2: foreign */
 	xp_format fmt;         /* the first input's format */
-	const char *first;     /* the first input's name */
+	char *first;           /* the first input's name */
 	xp_prof *prof;         /* the sum so far */
 	xp_load_opts lo;
 	xp_prof_merge_opts pmo;
 	double scale;
 	unsigned njobs;        /* -j */
 	jobs *pool;            /* the threads, once the first input is in */
+	uint64_t pool_first;   /* the inputs looked at before them */
+	int lost;              /* a note of an input left out was lost */
+	int taken;             /* the input being added is in the merge */
 	plan *plan;            /* --plan: the inputs are gathered */
 	xp_manifest *man;      /* what went in */
+	drop *dr;              /* inputs that cannot be merged */
 } run;
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -140,8 +155,13 @@ static void show_progress(run *r)
 	if (since(&r->start, &now) < 1.0 || (r->shown && since(&r->last, &now) < 0.1))
 		return;
 	r->last = now;
-	fprintf(stderr, "\r%s: %llu/%llu inputs", PROG,
-	        (unsigned long long)r->done, (unsigned long long)r->total);
+	if (r->total_open)
+		fprintf(stderr, "\r%s: %llu inputs", PROG,
+		        (unsigned long long)r->done);
+	else
+		fprintf(stderr, "\r%s: %llu/%llu inputs", PROG,
+		        (unsigned long long)r->done,
+		        (unsigned long long)r->total);
 	r->shown = 1;
 }
 
@@ -157,35 +177,47 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
 	tool_print_diags_q(PROG, d, err, name, r->quiet);
 }
 
-/* Says that input name, of format f, is not of the first input's kind. */
-static void print_clash(run *r, const char *name, xp_format f)
+/* What is wrong with an input of format f, not of the first input's
+ * kind, in msg. */
+static void clash_msg(const run *r, xp_format f, char *msg, size_t size)
 {
-	clear_progress(r);
-	fprintf(stderr, "%s: %s: %s cannot be merged with %s, %s\n", PROG, name,
-	        xp_format_a(f), r->first, xp_format_a(r->fmt));
+	snprintf(msg, size, "%s cannot be merged with %s, %s", xp_format_a(f),
+	         r->first, xp_format_a(r->fmt));
 }
 
 /*
- * Checks that in is of the same kind as the inputs so far (feedback, or
- * one foreign format) and records the first.  Returns the kind (1 or 2),
- * or -1 after printing what is wrong.
+ * Checks that format f is of the kind of the inputs merged so far
+ * (feedback, or one foreign format).  Returns the kind (1 or 2), or -1
+ * with what is wrong in msg.
  */
-static int input_kind(run *r, const xp_input *in, const char *name)
+static int input_kind(const run *r, xp_format f, char *msg, size_t size)
 {
-	xp_format f = xp_input_format(in);
 	const char *mod = xp_format_module(f);
 	int kind = mod != NULL ? 2 : 1;
 
-	if (r->kind == 0) {
-		r->kind = kind;
-		r->fmt = f;
-		r->first = name;
-	} else if (kind != r->kind ||
-	           (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0)) {
-		print_clash(r, name, f);
+	if (r->kind != 0 && (kind != r->kind ||
+	    (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0))) {
+		clash_msg(r, f, msg, size);
 		return -1;
 	}
 	return kind;
+}
+
+/*
+ * An input that could not be merged (why: d and err, or msg): the run
+ * stops, or goes on without it (drop.h).  Running out of memory, or a
+ * failure once the input changed the merge (r->taken), always stops the
+ * run.
+ */
+static int bad_input(run *r, const char *path, const char *name,
+                     xp_format fmt, xp_diags *d, xp_err err, const char *msg)
+{
+	clear_progress(r);
+	if (err == XP_E_NOMEM || r->taken || xp_merger_failed(r->m)) {
+		print_diags(r, d, err, name);
+		return -1;
+	}
+	return drop_input(r->dr, PROG, path, fmt, d, err, msg);
 }
 
 /* Adds one input of a foreign format to the sum. */
@@ -198,8 +230,10 @@ static xp_err add_foreign(run *r, xp_input *in, const char *name,
 	if (err == XP_E_OK)
 		err = xp_prof_merge(&r->prof, p, weight * r->scale, &r->pmo,
 		                    name, d);
-	if (err == XP_E_OK)
+	if (err == XP_E_OK) {
+		r->taken = 1;
 		err = xp_manifest_add_input(r->man, in, p, weight, d);
+	}
 	xp_prof_free(p);
 	return err;
 }
@@ -210,8 +244,10 @@ static xp_err add_feedback(run *r, xp_input *in, const char *name,
 {
 	xp_err err = xp_merger_add_input(r->m, in, weight, name, d);
 
-	if (err == XP_E_OK)
+	if (err == XP_E_OK) {
+		r->taken = 1;
 		err = xp_manifest_add_input(r->man, in, NULL, weight, d);
+	}
 
 	if (err == XP_E_OK && !r->have_type) {
 		r->have_type = 1;
@@ -229,25 +265,29 @@ static void note_progress(uint64_t done, void *arg)
 {
 	run *r = arg;
 
-	r->done = 1 + done;
+	r->done = r->pool_first + done;
 	show_progress(r);
 }
 
 /* Opens one input, recognising its format once, and adds it; returns 0
- * on success. */
+ * when the run goes on (with it, or without it when it is bad). */
 static int add_input(run *r, const char *path, double weight)
 {
 	xp_diags *d = xp_diags_new(MAX_DIAGS);
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	xp_format fmt = XP_FMT_UNKNOWN;
 	xp_input *in = NULL;
-	xp_err err;
-	int kind;
+	char msg[1024];
+	xp_err err = XP_E_INVAL;
+	int kind = 0, st = 0;
 
 	if (r->plan) {
 		xp_diags_free(d);
 		r->kind = 1;
 		return plan_add(PROG, r->plan, path, weight);
 	}
+	drop_count(r->dr);
+	r->taken = 0;
 	if (r->pool) {
 		xp_diags_free(d);
 		kind = jobs_add(r->pool, path, name, weight);
@@ -259,37 +299,63 @@ static int add_input(run *r, const char *path, double weight)
 		return -1;
 	}
 	if ((err = xp_input_open(path, &in, d)) != XP_E_OK) {
-		print_diags(r, d, err, name);
-		xp_diags_free(d);
-		return -1;
+		st = bad_input(r, path, name, fmt, d, err, NULL);
+	} else if ((kind = input_kind(r, fmt = xp_input_format(in), msg,
+	                              sizeof msg)) < 0) {
+		err = XP_E_FORMAT;
+		st = bad_input(r, path, name, fmt, NULL, err, msg);
+	} else {
+		err = kind == 2 ? add_foreign(r, in, name, weight, d)
+		                : add_feedback(r, in, name, weight, d);
+		if (err != XP_E_OK)
+			st = bad_input(r, path, name, fmt, d, err, NULL);
+		else
+			print_diags(r, d, err, name);
 	}
-	if ((kind = input_kind(r, in, name)) < 0) {
-		xp_input_free(in);
-		xp_diags_free(d);
-		return -1;
+	if (err == XP_E_OK && r->kind == 0) {
+		r->kind = kind;
+		r->fmt = fmt;
+		if (!(r->first = strdup(name))) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			st = -1;
+		}
 	}
-	err = kind == 2 ? add_foreign(r, in, name, weight, d)
-	                : add_feedback(r, in, name, weight, d);
-	print_diags(r, d, err, name);
 	xp_input_free(in);
 	xp_diags_free(d);
 	r->done++;
 	show_progress(r);
 	/* Once the first input is in, feedback goes to the threads. */
-	if (err == XP_E_OK && kind == 1 && r->done == 1 && r->njobs > 1)
-		r->pool = jobs_start(r->m, r->njobs, 1, MAX_DIAGS);
-	return err == XP_E_OK ? 0 : -1;
+	if (st == 0 && err == XP_E_OK && kind == 1 &&
+	    xp_merger_count(r->m) == 1 && r->njobs > 1) {
+		r->pool_first = r->done;
+		r->pool = jobs_start(r->m, r->njobs, r->done,
+		                     r->dr->mode != DROP_ANY, MAX_DIAGS);
+	}
+	return st;
 }
 
-/* Prints what an input merged on a thread had to say. */
+/* Prints what an input merged on a thread had to say, and takes note of
+ * it when it was left out. */
 static void print_note(const job_note *n, void *arg)
 {
 	run *r = arg;
+	char msg[1024];
 
 	if (n->clash != XP_FMT_UNKNOWN)
-		print_clash(r, n->name, n->clash);
-	else
+		clash_msg(r, n->clash, msg, sizeof msg);
+	if (n->bad) {
+		clear_progress(r);
+		if (drop_input(r->dr, PROG, n->path, n->fmt,
+		               n->clash != XP_FMT_UNKNOWN ? NULL : n->d, n->err,
+		               n->clash != XP_FMT_UNKNOWN ? msg : NULL) != 0 &&
+		    r->dr->mode != DROP_ANY)
+			r->lost = 1;
+	} else if (n->clash != XP_FMT_UNKNOWN) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, n->name, msg);
+	} else {
 		print_diags(r, n->d, n->err, n->name);
+	}
 }
 
 /*
@@ -365,14 +431,19 @@ static const char *parse_weighted(const char *s, double *w)
 }
 
 /*
- * Walks a list file: one input a line, "WEIGHT,PATH" when the part before
- * the first comma is a positive number; blank lines and lines starting
- * with '#' are skipped; leading and trailing blanks are dropped.  With
- * count set, only counts the inputs.  Returns 0, or -1 after reporting.
+ * Walks a list file ("-": standard input): one input a line,
+ * "WEIGHT,PATH" when the part before the first comma is a positive
+ * number; blank lines and lines starting with '#' are skipped; leading
+ * and trailing blanks are dropped.  With count set, only counts the
+ * inputs.  Returns 0, or -1 after reporting.
  */
 static int walk_list(run *r, const char *list, int count)
 {
-	FILE *f = fopen(list, "r");
+	int is_stdin = strcmp(list, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(list, "r");
+
+	if (is_stdin)
+		list = "<stdin>";
 	if (!f) {
 		int e = errno;
 		if (inputs_failed(r))
@@ -416,6 +487,16 @@ static int walk_list(run *r, const char *list, int count)
 		const char *path = parse_weighted(s, &w);
 		if (!path)
 			path = s;
+		if (is_stdin && strcmp(path, "-") == 0) {
+			status = -1;
+			if (inputs_failed(r))
+				break;
+			clear_progress(r);
+			fprintf(stderr, "%s: %s:%lu:%zu: - names standard input, "
+			        "which holds this list\n", PROG, list, lineno,
+			        (size_t)(path - line) + 1);
+			break;
+		}
 		if (add_input(r, path, w) != 0) {
 			status = -1;
 			break;
@@ -430,7 +511,8 @@ static int walk_list(run *r, const char *list, int count)
 		}
 	}
 	free(line);
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	return status;
 }
 
@@ -499,6 +581,7 @@ static const struct option long_opts[] = {
 	{"plan", required_argument, NULL, OPT_PLAN},
 	{"fan-in", required_argument, NULL, OPT_FANIN},
 	{"work", required_argument, NULL, OPT_WORK},
+	DROP_LONGOPTS,
 	TOOL_LONGOPTS_END
 };
 
@@ -521,6 +604,7 @@ typedef struct {
 	size_t nweighted;
 	int first_op, argc;     /* the operands: argv[first_op .. argc - 1] */
 	char **argv;
+	drop dr;                /* --failure-mode, --max-bad, --rejected */
 } cmdline;
 
 /* One option of the mode or mismatch kind: the index of arg in names,
@@ -630,11 +714,29 @@ static int option(cmdline *cl, int c)
 		cl->fb_only = "--sparse";
 		cl->mo.sparse = 1;
 		break;
+	case DROP_OPT_MODE:
+	case DROP_OPT_MAX:
+	case DROP_OPT_REJECTED:
+		return drop_option(&cl->dr, c, optarg, PROG, usage_text);
 	default:
 		return tool_other_option(PROG, usage_text, options_text, c,
 		                         cl->argv);
 	}
 	return -1;
+}
+
+/* How many inputs and lists read standard input (-, @-, -w W,-). */
+static int stdin_users(const cmdline *cl)
+{
+	int n = 0;
+	double w;
+
+	for (size_t i = 0; i < cl->nweighted; i++)
+		n += strcmp(parse_weighted(cl->weighted[i], &w), "-") == 0;
+	for (int i = cl->first_op; i < cl->argc; i++)
+		n += strcmp(cl->argv[i], "-") == 0 ||
+		     strcmp(cl->argv[i], "@-") == 0;
+	return n;
 }
 
 /* Parses the command line into cl; returns -1 to go on, or the exit
@@ -667,7 +769,16 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 		return usage_error("--accumulate adds feedback to a profile "
 		                   "directory; --feedback is for other formats",
 		                   NULL);
-	return -1;
+	if (cl->accumulate && strcmp(cl->out, "-") == 0)
+		return usage_error("--accumulate needs a profile directory or a "
+		                   "file, not standard output", NULL);
+	if (cl->plan && (cl->dr.mode_given || cl->dr.max_bad || cl->dr.rejected))
+		return usage_error("--failure-mode, --max-bad and --rejected "
+		                   "cannot be part of a plan", NULL);
+	if (stdin_users(cl) > 1)
+		return usage_error("standard input can be read once: give - or "
+		                   "@- once", NULL);
+	return drop_check(&cl->dr, cl->out, PROG, usage_text);
 }
 
 /* Adds every input: the -w ones, then the operands (list files read
@@ -677,7 +788,9 @@ static int add_inputs(run *r, const cmdline *cl)
 	/* Count the inputs for the progress line. */
 	r->total = cl->nweighted;
 	for (int i = cl->first_op; i < cl->argc; i++) {
-		if (cl->argv[i][0] == '@') {
+		if (strcmp(cl->argv[i], "@-") == 0) {
+			r->total_open = 1;
+		} else if (cl->argv[i][0] == '@') {
 			if (r->progress && walk_list(r, cl->argv[i] + 1, 1) != 0)
 				return -1;
 		} else {
@@ -698,8 +811,8 @@ static int add_inputs(run *r, const cmdline *cl)
 			return -1;
 		}
 	}
-	if (r->kind == 0 && no_input(r, cl->argc - cl->first_op,
-	                             cl->argv + cl->first_op))
+	if (r->kind == 0 && r->dr->inputs == 0 &&
+	    no_input(r, cl->argc - cl->first_op, cl->argv + cl->first_op))
 		return -1;
 	return 0;
 }
@@ -799,29 +912,52 @@ static int write_manifest_file(run *r, const cmdline *cl)
 static int add_existing_file(run *r, const char *out, xp_lock **lock)
 {
 	xp_diags *d = xp_diags_new(0);
+	xp_input *in = NULL;
 	struct stat st;
+	char msg[1024];
 	xp_err err;
 
 	if (d == NULL) {
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return -1;
 	}
-	if (strcmp(out, "-") == 0 || (stat(out, &st) == 0 &&
-	                              !S_ISREG(st.st_mode))) {
+	if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "%s: %s: --accumulate needs a regular file\n",
-		        PROG, strcmp(out, "-") == 0 ? "<stdout>" : out);
+		        PROG, out);
 		xp_diags_free(d);
 		return -1;
 	}
+	/* Read under the lock: absent, the sum starts here.  Unlike an
+	 * input, a file that cannot be added is never left out
+	 * (--failure-mode): the sum would replace it. */
 	err = xp_file_lock(out, lock, d);
-	print_diags(r, d, err, out);
+	if (err == XP_E_OK && !(stat(out, &st) != 0 && errno == ENOENT))
+		err = xp_input_open(out, &in, d);
+	if (in != NULL && input_kind(r, xp_input_format(in), msg,
+	                             sizeof msg) < 0) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, out, msg);
+		err = XP_E_FORMAT;
+	} else if (in != NULL) {
+		err = add_foreign(r, in, out, 1, d);
+		print_diags(r, d, err, out);
+	} else {
+		print_diags(r, d, err, out);
+	}
+	xp_input_free(in);
 	xp_diags_free(d);
-	if (err != XP_E_OK)
-		return -1;
-	/* Read under the lock: absent, the sum starts here. */
-	if (stat(out, &st) != 0 && errno == ENOENT)
-		return 0;
-	return add_input(r, out, 1);
+	return err == XP_E_OK ? 0 : -1;
+}
+
+/* Writes feedback to a file, its text (--text) or, to standard output,
+ * its database, and then the manifest to --manifest's FILE.  Returns the
+ * exit status. */
+static int write_fb_file(run *r, const cmdline *cl, const xp_fb *fb)
+{
+	int st = cl->text ? tool_write_text(PROG, fb, cl->out)
+	                  : tool_write_db(PROG, fb, cl->out);
+
+	return st != 0 ? 2 : write_manifest_file(r, cl);
 }
 
 /* Writes the sum of inputs of a foreign format (with --accumulate, added
@@ -841,7 +977,8 @@ static int write_foreign(run *r, const cmdline *cl, xp_lock **lock)
 		        cl->fb_only, xp_format_a(r->fmt));
 		return 2;
 	}
-	if (manifest_options(r, cl, cl->to_feedback && !cl->text) != 0)
+	if (manifest_options(r, cl, cl->to_feedback && !cl->text &&
+	                     strcmp(cl->out, "-") != 0) != 0)
 		return 2;
 	if (cl->accumulate && add_existing_file(r, cl->out, lock) != 0)
 		return 2;
@@ -857,9 +994,8 @@ static int write_foreign(run *r, const cmdline *cl, xp_lock **lock)
 	xp_diags_free(d);
 	if (err)
 		goto out;
-	if (cl->text) {
-		if (tool_write_text(PROG, res, cl->out) == 0)
-			status = write_manifest_file(r, cl);
+	if (cl->text || strcmp(cl->out, "-") == 0) {
+		status = write_fb_file(r, cl, res);
 	} else if ((d = xp_diags_new(MAX_DIAGS)) != NULL) {
 		err = xp_profdir_write_manifest(cl->out, res, r->man, d);
 		print_diags(r, d, err, cl->out);
@@ -873,7 +1009,8 @@ out:
 
 /* Writes the merged feedback: a database as the merger produces it
  * (with -a, under the output directory's lock, its data added first), or
- * a text.  Returns the exit status. */
+ * a text, or to standard output a database file.  Returns the exit
+ * status. */
 static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
                           xp_diags *d)
 {
@@ -890,7 +1027,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 		        "to %s\n", PROG, list);
 		return 2;
 	}
-	if (manifest_options(r, cl, !cl->text) != 0)
+	if (manifest_options(r, cl, !cl->text && strcmp(cl->out, "-") != 0) != 0)
 		return 2;
 	/* The lock is taken once the inputs are merged, so that a bad
 	 * input creates no directory; the existing data is read and
@@ -904,7 +1041,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 			return 2;
 	}
 	clear_progress(r);
-	if (!cl->text) {
+	if (!cl->text && strcmp(cl->out, "-") != 0) {
 		xp_merger_set_manifest(r->m, r->man);
 		err = cl->accumulate ? xp_merger_write_locked(r->m, *lock, d)
 		                     : xp_merger_write(r->m, cl->out, d);
@@ -913,8 +1050,8 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	}
 	err = xp_merger_finish(r->m, &res, d);
 	print_diags(r, d, err, cl->out);
-	if (err == XP_E_OK && tool_write_text(PROG, res, cl->out) == 0)
-		status = write_manifest_file(r, cl);
+	if (err == XP_E_OK)
+		status = write_fb_file(r, cl, res);
 	xp_fb_free(res);
 	return status;
 }
@@ -1010,13 +1147,16 @@ int main(int argc, char **argv)
 		return status;
 	}
 	r.progress = isatty(STDERR_FILENO);
+	r.dr = &cl.dr;
+	cl.dr.quiet = cl.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.m = xp_merger_new(&cl.mo);
 	r.man = xp_manifest_new(PROG, XP_VERSION_STRING);
 	d = xp_diags_new(MAX_DIAGS);
 	if (!r.m || !r.man || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
-	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0)
+	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0 && !r.lost &&
+	         drop_verdict(&cl.dr, PROG) == 0)
 		status = r.kind == 2 ? write_foreign(&r, &cl, &lock)
 		                     : write_feedback(&r, &cl, &lock, d);
 	jobs_free(r.pool);
@@ -1030,8 +1170,13 @@ int main(int argc, char **argv)
 	xp_diags_free(d);
 	free(cl.weighted);
 	free(r.objfile);
+	free(r.first);
 	xp_prof_free(r.prof);
 	if (status == 0 && tool_flush_stdout(PROG) != 0)
 		status = 2;
-	return status;
+	/* The list is written whatever happened once inputs were read. */
+	if (r.m && d && drop_write(&cl.dr, PROG) != 0)
+		status = 2;
+	drop_free(&cl.dr);
+	return status == 0 && cl.dr.bad > 0 ? 3 : status;
 }

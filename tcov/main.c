@@ -37,6 +37,7 @@
 #include "diffcov.h"
 #include "tool.h"
 #include "xprof.h"
+#include "xprof_manifest.h"
 #include "xprof_tcov.h"
 
 static const char usage_text[] =
@@ -232,7 +233,8 @@ static void put_count(FILE *o, uint64_t n)
  * blocks and the block figures of what counts.  Returns 0, or -1 out of
  * memory (printed).
  */
-static int listing(FILE *o, const report *r, int all, size_t top_n)
+static int listing(FILE *o, const report *r, int all, size_t top_n,
+                   const char *sampled)
 {
 	const xp_tcov_src *s = &r->src;
 	const xp_tcov_file *f = s->f;
@@ -288,6 +290,9 @@ static int listing(FILE *o, const report *r, int all, size_t top_n)
 	fprintf(o, "\n     %8" PRIu64 "\tTotal basic block executions\n", s->sum);
 	fprintf(o, "     %8s\tAverage executions per basic block\n",
 	        fmt_avg(b2, s->sum, s->nb));
+	if (sampled)
+		fprintf(o, "\n\tThe counts are PC samples of %s, not executions:"
+		        "\n\ta line without samples may have run.\n", sampled);
 	diffcov_summary(o, &r->diff);
 	return 0;
 }
@@ -317,7 +322,8 @@ static void json_counts(FILE *o, const figures *g)
 
 static void json_report(FILE *o, const char *const *profiles,
                         size_t nprofiles, const report *rs, size_t n,
-                        const char *outname, const tcov_diff *df)
+                        const char *outname, const tcov_diff *df,
+                        const char *sampled)
 {
 	figures tot = {0};
 	tcov_difftot dtot = {0};
@@ -328,7 +334,8 @@ static void json_report(FILE *o, const char *const *profiles,
 		fputs(i ? ", " : "", o);
 		tool_json_str(o, profiles[i]);
 	}
-	fputs("]", o);
+	fputs("],\n  \"counts\": ", o);
+	tool_json_str(o, sampled ? "samples" : "executions");
 	diffcov_json_top(o, df);
 	fputs(",\n  \"files\": [", o);
 	for (size_t i = 0; i < n; i++) {
@@ -402,6 +409,8 @@ typedef struct {
 	char **srcs;                /* the SOURCE_FILE operands */
 	int nsrcs;
 	tcov_diffopts diff;         /* --baseline, --diff-file, ... */
+	const char *sampled;        /* counts are samples: of what */
+	xp_manifest *man;           /* the manifest that says so */
 } cmdline;
 
 /* What the listings gave. */
@@ -596,7 +605,7 @@ static int own_listing(const cmdline *cl, report *r)
 		return -2;
 	}
 	snprintf(r->listing, nl, "%s.tcov", base);
-	ok = listing(m, r, cl->all, cl->top_n) == 0;
+	ok = listing(m, r, cl->all, cl->top_n, cl->sampled) == 0;
 	if (mem_close(m, &buf) != 0)
 		ok = 0;
 	if (ok && write_out(r->listing, buf, len) != 0)
@@ -714,7 +723,8 @@ static int report_source(const cmdline *cl, const xp_tcov *cov,
 	if (ret != 0)
 		return ret;
 	if (cl->outname)
-		return listing(res->allmem, r, cl->all, cl->top_n) == 0 ? 0 : -1;
+		return listing(res->allmem, r, cl->all, cl->top_n,
+		               cl->sampled) == 0 ? 0 : -1;
 	return own_listing(cl, r);
 }
 
@@ -730,7 +740,7 @@ static int make_export(const cmdline *cl, const results *res, int k,
 		if (!m)
 			return -2;
 		json_report(m, cl->profiles, cl->n_profiles, res->rs, res->nrs,
-		            cl->outname, &res->diff);
+		            cl->outname, &res->diff, cl->sampled);
 		return mem_close(m, buf);
 	}
 	if (k != EX_LCOV && !(root = realpath(".", NULL))) {
@@ -936,6 +946,33 @@ out:
 	return status;
 }
 
+/*
+ * Whether the profiles' counts are PC samples (the manifest of a profile
+ * directory that xprof_merge converted from a CPU or DCPI profile says
+ * so): the listings then say it, a warning too, and JSON's "counts".  A
+ * profile without a manifest, or whose manifest cannot be read, counts
+ * executions, as feedback does.
+ */
+static void sampled_counts(cmdline *cl)
+{
+	for (size_t i = 0; i < cl->n_profiles && !cl->sampled; i++) {
+		xp_diags *d = xp_diags_new(1);
+		xp_manifest *man = NULL;
+
+		if (d != NULL && strcmp(cl->profiles[i], "-") != 0 &&
+		    xp_manifest_open(cl->profiles[i], &man, d) == XP_E_OK &&
+		    (cl->sampled = xp_manifest_sampled(man)) != NULL) {
+			cl->man = man;
+			warn_file(cl->profiles[i], "the counts are PC samples of "
+			          "%s, not executions: coverage is a lower "
+			          "bound", cl->sampled);
+		} else {
+			xp_manifest_free(man);
+		}
+		xp_diags_free(d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	cmdline cl = { .top_n = 10, .diff = { .strip = -1 } };
@@ -950,6 +987,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		status = 2;
 	} else if ((status = parse_cmdline(&cl, argc, argv)) < 0) {
+		sampled_counts(&cl);
 		status = run(&cl, &res);
 	}
 	if (res.allmem)
@@ -970,5 +1008,6 @@ int main(int argc, char **argv)
 	free(cl.profiles);
 	free(cl.profiles_text);
 	free(cl.maps);
+	xp_manifest_free(cl.man);
 	return status;
 }

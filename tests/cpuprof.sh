@@ -535,7 +535,12 @@ fi
 # Sums are self cost: every procedure's sum in xprof_show of the feedback
 # is its flat samples in google-pprof's report (never its cumulative ones
 # added), and its entry, its first line, counts its cumulative samples.
-awk 'NF == 6 && $1 > 0 { print $6, $1 }' ours.txt | sort > flat.pp
+# Only the program's own functions: a sample may land in libc, whose
+# procedures the filter below leaves out.
+nm --defined-only ./fibprog | awk '$2 ~ /^[tT]$/ { print $3 }' |
+    sort -u > fns.txt
+awk 'NF == 6 && $1 > 0 { print $6, $1 }' ours.txt | sort |
+    join - fns.txt > flat.pp
 awk 'NF == 6 && $4 > 0 { print $6, $4 }' ours.txt | sort > cum.pp
 "$SHOW" -n 1000 fb.profile 2>err | sed -n '/^Hottest procedures/,/^$/p' |
     awk 'NF == 5 && $1 ~ /^[0-9]+$/ && $1 > 0 && $4 == "./fibprog" {
@@ -566,6 +571,22 @@ if $XP_CC -O0 -g -o covprof "$SRCDIR/tests/gmon/covfns.c" \
 	pass cpuprof-feedback-never-run
 else
 	fail cpuprof-feedback-never-run "$(cat err) $(grep FN cov.info)"
+fi
+
+# Converted from a CPU profile, the counts are samples: xprof_tcov finds
+# that in the profile directory's manifest and says so, in a warning, in
+# the listing and in JSON; feedback of a compiler counts executions.
+if [ -d cov.profile ] &&
+    "$TCOV" -x cov.profile -o cov.tcov --json cov.json \
+        "$SRCDIR/tests/gmon/covfns.c" 2>err &&
+    grep -qx "xprof_tcov: cov.profile: warning: the counts are PC samples of a CPU profile, not executions: coverage is a lower bound" err &&
+    grep -q '^	a line without samples may have run[.]$' cov.tcov &&
+    grep -q '"counts": "samples"' cov.json &&
+    "$TCOV" -q -x cov.profile -o /dev/null --json cov.json \
+        "$SRCDIR/tests/gmon/covfns.c" 2>err && [ ! -s err ]; then
+	pass cpuprof-feedback-sampled
+else
+	fail cpuprof-feedback-sampled "$(cat err; tail -3 cov.tcov)"
 fi
 
 "$DIFF" -e ./fibprog run1.prof run1.prof >/dev/null 2>err

@@ -73,9 +73,13 @@ typedef struct {
 unsigned char *xp_buf_grow(xp_buf *b, size_t n);
 xp_err xp_buf_append(xp_buf *b, const void *p, size_t n);
 void xp_buf_free(xp_buf *b);
-/* Grows the array *p of elements of size sz, capacity *cap, to hold n + 1
- * (doubling from 16); 0, or -1 when out of memory (*p left as it was). */
-int xp_array_grow(void **p, size_t *cap, size_t n, size_t sz);
+/*
+ * Makes room for element n of the array *pp (pp: the address of the
+ * array's pointer, of any type) of elements of size sz and capacity *cap,
+ * doubling it from 16: XP_E_OK, or XP_E_NOMEM with the array left as it
+ * was.
+ */
+xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz);
 
 /*
  * Frees each of the n pointers of p: the body of a destructor that owns

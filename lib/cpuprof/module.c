@@ -262,6 +262,7 @@ static void xp_cp_free_model(void *m)
 
 const xp_module xp_module_cpuprof = {
 	XP_MODULE_NAMES("cpuprof", CPUPROF, "cpu.prof", "CPU profile", "a"),
+	.sampled = 1,
 	XP_MODULE_ENTRIES(xp_cp),
 	.report_takes = XP_REPORT_LINES,
 	.report_of = "pprof's report of a CPU profile",

@@ -294,14 +294,9 @@ typedef struct {
 /* Room for one more sample; NULL when out of memory. */
 static sample *new_sample(samples *v)
 {
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		sample *ns = realloc(v->s, nc * sizeof *ns);
-		if (ns == NULL)
-			return NULL;
-		v->s = ns;
-		v->cap = nc;
-	}
+	if (xp_grow(&v->s, &v->cap, v->n,
+	            sizeof *v->s) != XP_E_OK)
+		return NULL;
 	memset(&v->s[v->n], 0, sizeof v->s[v->n]);
 	return &v->s[v->n++];
 }

@@ -222,14 +222,9 @@ const char *xp_dcpi_chunk_rule(const xp_dcpi *m, const xp_dcpi_chunk *prev,
 xp_err xp_dcpi_add_chunk(xp_dcpi *m, size_t *cap, uint32_t off,
                          uint32_t number)
 {
-	if (m->nchunks == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		xp_dcpi_chunk *c = realloc(m->chunks, nc * sizeof *c);
-		if (c == NULL)
-			return XP_E_NOMEM;
-		m->chunks = c;
-		*cap = nc;
-	}
+	if (xp_grow(&m->chunks, cap, m->nchunks,
+	            sizeof *m->chunks) != XP_E_OK)
+		return XP_E_NOMEM;
 	m->chunks[m->nchunks].offset = off;
 	m->chunks[m->nchunks].number = number;
 	m->chunks[m->nchunks].first = m->ncounts;
@@ -414,6 +409,7 @@ static void xp_dcpi_free_model(void *m)
 
 const xp_module xp_module_dcpi = {
 	XP_MODULE_NAMES("dcpi", DCPI, "dcpi.prof", "DCPI profile", "a"),
+	.sampled = 1,
 	XP_MODULE_ENTRIES(xp_dcpi),
 	.report_takes = XP_REPORT_LINES,
 	.report_of = "the report of a DCPI profile",

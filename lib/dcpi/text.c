@@ -262,14 +262,9 @@ static xp_err read_count(rdtext *r)
 		return xp_lines_error(l, XP_E_SYNTAX, f->s[1], "bad count "
 		                      "\"%.*s\" (expected a 32-bit decimal)",
 		                      (int)f->n[1], f->s[1]);
-	if (m->ncounts == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 64;
-		uint32_t *nb = realloc(m->counts, nc * sizeof *nb);
-		if (nb == NULL)
-			return XP_E_NOMEM;
-		m->counts = nb;
-		r->cap = nc;
-	}
+	if (xp_grow(&m->counts, &r->cap, m->ncounts,
+	            sizeof *m->counts) != XP_E_OK)
+		return XP_E_NOMEM;
 	m->counts[m->ncounts++] = a;
 	r->have++;
 	return XP_E_OK;

@@ -105,7 +105,7 @@ static xp_err functions(cg *g)
 
 static xp_err add(cg *g, const cost *c)
 {
-	xp_err err = xp_xs_grow(&g->c, g->nc, &g->cap, sizeof *g->c);
+	xp_err err = xp_grow(&g->c, &g->cap, g->nc, sizeof *g->c);
 
 	if (err != XP_E_OK)
 		return err;

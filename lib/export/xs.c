@@ -7,23 +7,6 @@
 #include "export/xs.h"
 #include "registry/module.h"
 
-xp_err xp_xs_grow(void *v, size_t n, size_t *cap, size_t sz)
-{
-	void **pv = v;
-
-	if (n < *cap)
-		return XP_E_OK;
-	size_t nc = *cap ? *cap * 2 : 64;
-	if (nc > SIZE_MAX / sz)
-		return XP_E_NOMEM;
-	void *q = realloc(*pv, nc * sz);
-	if (q == NULL)
-		return XP_E_NOMEM;
-	*pv = q;
-	*cap = nc;
-	return XP_E_OK;
-}
-
 void xp_xs_free(xp_xs *x)
 {
 	xp_strpool_free(&x->sp);
@@ -55,10 +38,10 @@ xp_err xp_xs_loc_add(xp_xs *x, uint64_t addr, uint32_t obj,
 {
 	xp_err err;
 
-	if ((err = xp_xs_grow(&x->loc, x->nloc, &x->loccap, sizeof *x->loc)) != 0)
+	if ((err = xp_grow(&x->loc, &x->loccap, x->nloc, sizeof *x->loc)) != 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		if ((err = xp_xs_grow(&x->ln, x->nln, &x->lncap, sizeof *x->ln)) != 0)
+		if ((err = xp_grow(&x->ln, &x->lncap, x->nln, sizeof *x->ln)) != 0)
 			return err;
 		x->ln[x->nln++] = lines[i];
 	}
@@ -87,12 +70,12 @@ xp_err xp_xs_sample_add(xp_xs *x, const size_t *locs, size_t n,
 	xp_err err;
 
 	/* stk exists even when every stack is empty. */
-	if ((err = xp_xs_grow(&x->s, x->ns, &x->scap, sizeof *x->s)) != 0 ||
-	    (err = xp_xs_grow(&x->stk, x->nstk, &x->stkcap,
+	if ((err = xp_grow(&x->s, &x->scap, x->ns, sizeof *x->s)) != 0 ||
+	    (err = xp_grow(&x->stk, &x->stkcap, x->nstk,
 	                      sizeof *x->stk)) != 0)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		if ((err = xp_xs_grow(&x->stk, x->nstk, &x->stkcap,
+		if ((err = xp_grow(&x->stk, &x->stkcap, x->nstk,
 		                sizeof *x->stk)) != 0)
 			return err;
 		x->stk[x->nstk++] = locs[i];
@@ -110,7 +93,7 @@ xp_err xp_xs_arc_add(xp_xs *x, size_t caller, size_t callee,
 {
 	xp_err err;
 
-	if ((err = xp_xs_grow(&x->arc, x->narc, &x->arccap, sizeof *x->arc)) != 0)
+	if ((err = xp_grow(&x->arc, &x->arccap, x->narc, sizeof *x->arc)) != 0)
 		return err;
 	xp_xs_arc *a = &x->arc[x->narc++];
 	memset(a, 0, sizeof *a);
@@ -127,7 +110,7 @@ xp_err xp_xs_map_add(xp_xs *x, uint64_t start, uint64_t limit,
 	uint32_t f;
 	xp_err err;
 
-	if ((err = xp_xs_grow(&x->map, x->nmap, &x->mapcap, sizeof *x->map)) != 0 ||
+	if ((err = xp_grow(&x->map, &x->mapcap, x->nmap, sizeof *x->map)) != 0 ||
 	    (err = xp_xs_str(x, file, &f)) != XP_E_OK)
 		return err;
 	x->map[x->nmap] = (xp_xs_map){start, limit, offset, f};

@@ -84,9 +84,6 @@ typedef struct xp_xs {
 	size_t *locmap;
 } xp_xs;
 
-/* Makes room for one more element of size sz in the array *(T **)v,
- * n used of *cap (doubling from 64). */
-xp_err xp_xs_grow(void *v, size_t n, size_t *cap, size_t sz);
 /* A zeroed xp_xs is empty; this frees what it holds and zeroes it. */
 void xp_xs_free(xp_xs *x);
 /* The id of s (NULL: XP_XS_NONE). */

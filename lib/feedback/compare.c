@@ -340,14 +340,9 @@ struct xp_cmp {
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
                        int in_a, int in_b)
 {
-	if (c->n_notes == c->cap_notes) {
-		size_t cap = c->cap_notes ? c->cap_notes * 2 : 8;
-		xp_cmp_note *n = realloc(c->notes, cap * sizeof *n);
-		if (n == NULL)
-			return XP_E_NOMEM;
-		c->notes = n;
-		c->cap_notes = cap;
-	}
+	if (xp_grow(&c->notes, &c->cap_notes, c->n_notes,
+	            sizeof *c->notes) != XP_E_OK)
+		return XP_E_NOMEM;
 	c->notes[c->n_notes++] = (xp_cmp_note){k, name, in_a, in_b};
 	return XP_E_OK;
 }

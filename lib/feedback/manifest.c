@@ -204,23 +204,6 @@ static xp_err tot_sum(xp_mtot *t, const char *name, uint64_t v)
 	return XP_E_OK;
 }
 
-/* Room in *arr (of *cap elements of size bytes) for n; -1 when out of
- * memory. */
-static int grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **p = arr;
-	size_t nc = *cap ? 2 * *cap : 16;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	if ((q = realloc(*p, nc * size)) == NULL)
-		return -1;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 /* The summary of format, made if missing. */
 static xp_mfmt *fmt_slot(xp_manifest *man, const char *format)
 {
@@ -231,7 +214,7 @@ static xp_mfmt *fmt_slot(xp_manifest *man, const char *format)
 		i++;
 	if (i < man->nfmt && strcmp(man->fmt[i].format, format) == 0)
 		return &man->fmt[i];
-	if (grow(&man->fmt, &man->fmtcap, man->nfmt + 1, sizeof *man->fmt) != 0 ||
+	if (xp_grow(&man->fmt, &man->fmtcap, man->nfmt, sizeof *man->fmt) != 0 ||
 	    (s = strdup(format)) == NULL)
 		return NULL;
 	memmove(man->fmt + i + 1, man->fmt + i,
@@ -305,7 +288,7 @@ xp_err xp_man_add_rec(xp_manifest *man, xp_mrec *r)
 		xp_man_rec_free(r);
 		return err;
 	}
-	if (grow(&man->rec, &man->reccap, man->nrec + 1, sizeof *man->rec)) {
+	if (xp_grow(&man->rec, &man->reccap, man->nrec, sizeof *man->rec)) {
 		xp_man_rec_free(r);
 		return XP_E_NOMEM;
 	}
@@ -355,6 +338,32 @@ static xp_err add_union(xp_manifest *man, const xp_manifest *sub,
 			xp_man_rec_free(&r);
 	}
 	return err;
+}
+
+/* The module whose format token (format_token()) tok is, or NULL. */
+static const xp_module *token_module(const char *tok)
+{
+	for (const xp_module *m = xp_module_next(NULL); m != NULL;
+	     m = xp_module_next(m)) {
+		size_t n = strlen(m->name);
+		if (strncmp(tok, m->name, n) == 0 &&
+		    (tok[n] == '\0' || strcmp(tok + n, "-text") == 0))
+			return m;
+	}
+	return NULL;
+}
+
+const char *xp_manifest_sampled(const xp_manifest *man)
+{
+	const xp_module *m;
+
+	for (size_t i = 0; i < man->nrec; i++)
+		if ((m = token_module(man->rec[i].format)) && m->sampled)
+			return m->display_a;
+	for (size_t i = 0; i < man->nfmt; i++)
+		if ((m = token_module(man->fmt[i].format)) && m->sampled)
+			return m->display_a;
+	return NULL;
 }
 
 xp_err xp_manifest_absorb(xp_manifest *man, const xp_manifest *sub)

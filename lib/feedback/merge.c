@@ -170,6 +170,11 @@ uint64_t xp_merger_count(const xp_merger *m)
 	return m->count;
 }
 
+int xp_merger_failed(const xp_merger *m)
+{
+	return m->failed;
+}
+
 xp_datatype xp_merger_datatype(const xp_merger *m)
 {
 	return m->type;

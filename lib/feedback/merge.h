@@ -248,7 +248,9 @@ struct xp_merger {
 	uint64_t w;
 	long double wl;
 	uint64_t seq;
-	uint32_t cur_name;
+	const char *cur_str;  /* its name */
+	uint32_t cur_name;    /* the same in names; NONE until a record takes
+	                         it (merge_name) */
 	uint64_t saturated;
 
 	/* Inputs of one binary (xp_merger_add_path): the last databases
@@ -290,6 +292,21 @@ static inline xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 }
 
 #define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/*
+ * The name of the input being added, as an id of the names pool, for a
+ * record that it gives: interned when one first does, so that the many
+ * inputs that only add counts leave the pool as it was.
+ */
+static inline xp_err merge_name(xp_merger *m, uint32_t *out)
+{
+	xp_err err = XP_E_OK;
+	if (m->cur_name == NONE)
+		err = xp_strpool_intern(&m->names, m->cur_str,
+		                        strlen(m->cur_str), &m->cur_name);
+	*out = m->cur_name;
+	return err;
+}
 
 /* The slot of key: its value + 1, or 0 with *slot where it would go. */
 static inline uint32_t map_find(const map64 *m, uint64_t key, uint32_t *slot)

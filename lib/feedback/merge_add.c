@@ -414,9 +414,8 @@ static xp_err new_proc(xp_merger *m, uint32_t ofi, uint32_t pname,
 	else
 		m->pr[o->last].next = pi;
 	o->last = pi;
-	p->src = m->cur_name;
 	*out = pi;
-	return XP_E_OK;
+	return merge_name(m, &p->src);
 }
 
 /*
@@ -501,8 +500,7 @@ static xp_err pick_version(xp_merger *m, aproc *p, const xp_fb *in,
 	p->gen = gen;
 	p->next = next;
 	p->dropseq = dropseq;
-	p->src = m->cur_name;
-	return XP_E_OK;
+	return merge_name(m, &p->src);
 }
 
 /*
@@ -633,15 +631,19 @@ static xp_err add_objfile(xp_merger *m, const xp_fb *in, uint32_t i,
 	xp_objfile io;
 	xp_err err;
 	xp_fb_objfile(in, i, &io);
-	uint32_t ofi;
+	uint32_t ofi, path = m->smap[io.path], src = NONE;
 	comp ic = {io.tv_sec, io.tv_usec, io.signature, io.n_values_per_vp};
-	if ((err = xp_merge_get_objfile(m, m->smap[io.path], ic, m->cur_name,
-	                                name, d, &ofi)))
+	/* The input's name is taken by an object file only when it makes
+	 * one or brings its newest compilation. */
+	if (m->of_by_str[path] == NONE && (err = merge_name(m, &src)))
+		return err;
+	if ((err = xp_merge_get_objfile(m, path, ic, src, name, d, &ofi)))
 		return err;
 	aobj *o = &m->of[ofi];
 	if (cmp_comp(&ic, &o->c) > 0) {
 		o->c = ic;
-		o->src = m->cur_name;
+		if ((err = merge_name(m, &o->src)))
+			return err;
 	}
 	if (io.n_srcfile_names > o->n_srcfile_names)
 		o->n_srcfile_names = io.n_srcfile_names;
@@ -847,8 +849,8 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 	m->seq++;
 	if (m->npr)
 		memset(m->ptag, 0xff, (size_t)m->npr * sizeof *m->ptag);
-	if ((err = xp_strpool_intern(&m->names, name, strlen(name), &m->cur_name)))
-		return err;
+	m->cur_str = name;
+	m->cur_name = NONE;
 
 	if ((err = map_strings(m, in)))
 		return err;

@@ -216,6 +216,11 @@ static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
 		m->rec = rec;
 		err = xp_merge_add_full(m, in, weight, name, d);
 		m->rec = NULL;
+		/* It marks the merge failed itself once it has changed the
+		 * accumulator; an input refused before (another data type)
+		 * leaves the merge as it was, to go on without it. */
+		if (err)
+			return err;
 	}
 	if (!err && rec && in->nstr)
 		memcpy(rec->smap, m->smap, (size_t)in->nstr * sizeof *rec->smap);

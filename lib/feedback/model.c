@@ -114,22 +114,25 @@ void xp_buf_free(xp_buf *b)
 	b->len = b->cap = 0;
 }
 
-int xp_array_grow(void **p, size_t *cap, size_t n, size_t sz)
+xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
+	void **p = pp;
 	size_t nc;
 	void *q;
 
 	if (n < *cap)
-		return 0;
+		return XP_E_OK;
 	nc = *cap ? *cap * 2 : 16;
-	if (nc > SIZE_MAX / sz)
-		return -1;
+	while (nc <= n && nc <= SIZE_MAX / 2)
+		nc *= 2;
+	if (nc <= n || nc > SIZE_MAX / sz)
+		return XP_E_NOMEM;
 	q = realloc(*p, nc * sz);
 	if (q == NULL)
-		return -1;
+		return XP_E_NOMEM;
 	*p = q;
 	*cap = nc;
-	return 0;
+	return XP_E_OK;
 }
 
 /* ------------------------------------------------------------------ */

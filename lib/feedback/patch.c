@@ -225,7 +225,7 @@ static xp_err strip_name(parser *ps, char *s, int strip, size_t col)
 static xp_err begin_file(parser *ps, int git)
 {
 	xp_patch *pa = ps->patch;
-	xp_err err = xp_tcov_grow(&pa->files, &pa->cap_files, pa->n_files,
+	xp_err err = xp_grow(&pa->files, &pa->cap_files, pa->n_files,
 	                          sizeof *pa->files);
 	if (err)
 		return err;
@@ -478,14 +478,14 @@ static xp_err body_line(parser *ps)
 		            " (' ', '-' or '+'): %" PRIu32 " old and %" PRIu32
 		            " new lines are missing", ps->hunk_ln, ps->old_left,
 		            ps->new_left);
-	if (c == '-' && !(err = xp_tcov_grow(&f->removed, &f->cap_removed,
+	if (c == '-' && !(err = xp_grow(&f->removed, &f->cap_removed,
 	                                     f->n_removed, sizeof *f->removed)))
 		f->removed[f->n_removed++] = ps->old_line;
-	if (c == '+' && !(err = xp_tcov_grow(&f->added, &f->cap_added,
+	if (c == '+' && !(err = xp_grow(&f->added, &f->cap_added,
 	                                     f->n_added, sizeof *f->added)))
 		f->added[f->n_added++] = ps->new_line;
 	if (c != '-' && !err &&
-	    !(err = xp_tcov_grow(&f->shown, &f->cap_shown, f->n_shown,
+	    !(err = xp_grow(&f->shown, &f->cap_shown, f->n_shown,
 	                         sizeof *f->shown))) {
 		xp_patch_line *l = &f->shown[f->n_shown++];
 		l->line = ps->new_line;

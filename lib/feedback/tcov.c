@@ -66,28 +66,18 @@ static xp_err intern(builder *b, const char *s, uint32_t *out)
 
 static xp_err add_raw(builder *b, const raw *r)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		raw *v = realloc(b->v, cap * sizeof *v);
-		if (!v)
-			return XP_E_NOMEM;
-		b->v = v;
-		b->cap = cap;
-	}
+	if (xp_grow(&b->v, &b->cap, b->n,
+	            sizeof *b->v) != XP_E_OK)
+		return XP_E_NOMEM;
 	b->v[b->n++] = *r;
 	return XP_E_OK;
 }
 
 static xp_err add_braw(builder *b, const braw *r)
 {
-	if (b->bn == b->bcap) {
-		size_t cap = b->bcap ? b->bcap * 2 : 64;
-		braw *v = realloc(b->bv, cap * sizeof *v);
-		if (!v)
-			return XP_E_NOMEM;
-		b->bv = v;
-		b->bcap = cap;
-	}
+	if (xp_grow(&b->bv, &b->bcap, b->bn,
+	            sizeof *b->bv) != XP_E_OK)
+		return XP_E_NOMEM;
 	b->bv[b->bn++] = *r;
 	return XP_E_OK;
 }

@@ -81,7 +81,7 @@ static xp_err place(walk *w, uint32_t line, uint32_t base_line)
 		cat = bl->max ? XP_TCOV_ECB : XP_TCOV_EUB;
 	else
 		cat = bl->max ? XP_TCOV_DCB : XP_TCOV_DUB;
-	if (xp_tcov_grow(&dc->lines, &w->cap, dc->n, sizeof *dc->lines))
+	if (xp_grow(&dc->lines, &w->cap, dc->n, sizeof *dc->lines))
 		return XP_E_NOMEM;
 	dc->lines[dc->n++] = (xp_tcov_dline){line, base_line, cat,
 	                                     cl ? cl->max : 0,

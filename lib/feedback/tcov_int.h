@@ -40,23 +40,6 @@ static inline int xp_tcov_cmp_loc(const void *a, const void *b)
 	return 0;
 }
 
-/* Makes room in the array *v (of elements of size size, *cap of them)
- * for element n, doubling it. */
-static inline xp_err xp_tcov_grow(void *v, size_t *cap, size_t n,
-                                  size_t size)
-{
-	void **pv = v;
-	if (n < *cap)
-		return XP_E_OK;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *nv = realloc(*pv, nc * size);
-	if (!nv)
-		return XP_E_NOMEM;
-	*pv = nv;
-	*cap = nc;
-	return XP_E_OK;
-}
-
 /* xp_tcov_top() over the blocks i of f with in[i] set (in NULL: all). */
 xp_err xp_tcov_top_in(const xp_tcov_file *f, const unsigned char *in,
                       size_t n, size_t **out, size_t *count);

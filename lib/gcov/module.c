@@ -78,7 +78,7 @@ const char *xp_gcov_strdup(xp_gcov *g, const char *s, size_t n)
 	gcov_full *f = (gcov_full *)g;
 	char *c;
 
-	if (xp_array_grow((void **)&f->strs, &f->cap_strs, f->n_strs,
+	if (xp_grow(&f->strs, &f->cap_strs, f->n_strs,
 	                  sizeof *f->strs))
 		return NULL;
 	if ((c = malloc(n + 1)) == NULL)
@@ -91,7 +91,7 @@ const char *xp_gcov_strdup(xp_gcov *g, const char *s, size_t n)
 
 /* Appends the element at e to the array arr of cnt elements. */
 #define XP_GCOV_PUSH(g, arr, cnt, capf, e)                                \
-	(xp_array_grow((void **)&(g)->arr, &((gcov_full *)(g))->capf,    \
+	(xp_grow(&(g)->arr, &((gcov_full *)(g))->capf,    \
 	               (g)->cnt, sizeof *(g)->arr) ? XP_E_NOMEM            \
 	 : ((g)->arr[(g)->cnt++] = *(e), XP_E_OK))
 

@@ -81,11 +81,11 @@ static void keep(gx *g, double w)
 		g->err = XP_E_LIMIT;
 		return;
 	}
-	if ((g->err = xp_xs_grow(&g->ch, g->nch, &g->chcap,
+	if ((g->err = xp_grow(&g->ch, &g->chcap, g->nch,
 	                         sizeof *g->ch)) != XP_E_OK)
 		return;
 	for (size_t i = 0; i < g->depth && g->err == XP_E_OK; i++)
-		if ((g->err = xp_xs_grow(&g->stk, g->nstk, &g->stkcap,
+		if ((g->err = xp_grow(&g->stk, &g->stkcap, g->nstk,
 		                         sizeof *g->stk)) == XP_E_OK)
 			g->stk[g->nstk++] = g->path[i];
 	g->ch[g->nch++] = (chain){g->nstk - g->depth, g->depth, w};

@@ -70,7 +70,7 @@ static xp_err add_rec(xp_gmon *g, xp_gmon_rectype t, size_t index, size_t n)
 {
 	size_t cap = cap_of(g->n_recs);
 
-	if (xp_array_grow((void **)&g->recs, &cap, g->n_recs, sizeof *g->recs))
+	if (xp_grow(&g->recs, &cap, g->n_recs, sizeof *g->recs))
 		return XP_E_NOMEM;
 	g->recs[g->n_recs].type = t;
 	g->recs[g->n_recs].index = index;
@@ -83,7 +83,7 @@ xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h)
 {
 	size_t cap = cap_of(g->n_hists);
 
-	if (xp_array_grow((void **)&g->hists, &cap, g->n_hists,
+	if (xp_grow(&g->hists, &cap, g->n_hists,
 	                  sizeof *g->hists) ||
 	    add_rec(g, XP_GMON_HIST, g->n_hists, 1) != XP_E_OK) {
 		free(h->bins);
@@ -99,7 +99,7 @@ xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a)
 {
 	size_t cap = cap_of(g->n_arcs);
 
-	if (xp_array_grow((void **)&g->arcs, &cap, g->n_arcs, sizeof *g->arcs) ||
+	if (xp_grow(&g->arcs, &cap, g->n_arcs, sizeof *g->arcs) ||
 	    add_rec(g, XP_GMON_ARC, g->n_arcs, 1) != XP_E_OK)
 		return XP_E_NOMEM;
 	g->arcs[g->n_arcs++] = *a;
@@ -117,7 +117,7 @@ xp_err xp_gmon_add_bb(xp_gmon *g, const xp_gmon_bb *b)
 
 	if (g->n_recs == 0 || g->recs[g->n_recs - 1].type != XP_GMON_BB)
 		return XP_E_INVAL;
-	if (xp_array_grow((void **)&g->bbs, &cap, g->n_bbs, sizeof *g->bbs))
+	if (xp_grow(&g->bbs, &cap, g->n_bbs, sizeof *g->bbs))
 		return XP_E_NOMEM;
 	g->bbs[g->n_bbs++] = *b;
 	g->recs[g->n_recs - 1].n++;

@@ -355,14 +355,9 @@ static xp_err arc_add(graph *gr, size_t parent, size_t child, uint64_t count)
 			return XP_E_OK;
 		}
 	}
-	if (gr->na == gr->cap) {
-		size_t nc = gr->cap ? gr->cap * 2 : 64;
-		arc_t *na = realloc(gr->a, nc * sizeof *na);
-		if (na == NULL)
-			return XP_E_NOMEM;
-		gr->a = na;
-		gr->cap = nc;
-	}
+	if (xp_grow(&gr->a, &gr->cap, gr->na,
+	            sizeof *gr->a) != XP_E_OK)
+		return XP_E_NOMEM;
 	x = &gr->a[gr->na];
 	memset(x, 0, sizeof *x);
 	x->parent = parent;

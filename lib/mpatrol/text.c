@@ -279,25 +279,6 @@ static xp_err count_line(tp *t, const char *kw, uint64_t *n)
 	return err;
 }
 
-/* Grows an array so that it holds at least n + 1 elements. */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-	void *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	if (c > SIZE_MAX / sz)
-		return -1;
-	q = realloc(*p, c * sz);
-	if (q == NULL)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* A quoted string at the end of the line, appended to b. */
 static xp_err quoted(tp *t, xp_buf *b)
 {
@@ -550,7 +531,7 @@ static xp_err grow_rec(void **recs, size_t *cap, size_t n, size_t sz,
 {
 	rec_pos *rp;
 
-	if (grow(recs, cap, n, sz))
+	if (xp_grow(recs, cap, n, sz))
 		return XP_E_NOMEM;
 	rp = realloc(*pos, *cap * sizeof **pos);
 	if (rp == NULL)
@@ -668,7 +649,7 @@ static xp_err symbol_line(pstate *p, uint64_t want, size_t *cap)
 	if (v != want)
 		return err_at(t, at, "symbol %" PRIu64 " where symbol %" PRIu64
 		              " was expected", v, want);
-	if (grow((void **)&m->syms, cap, m->nsyms, sizeof *m->syms))
+	if (xp_grow(&m->syms, cap, m->nsyms, sizeof *m->syms))
 		return XP_E_NOMEM;
 	if ((err = number(t, xp_mp_max(t->lay.psz), "an address",
 	                  &m->syms[m->nsyms], NULL)) != XP_E_OK ||

@@ -115,6 +115,9 @@ typedef struct xp_module {
 	/* The merge takes xp_prof_merge_opts.mode (max, min); others
 	 * refuse all but a sum. */
 	int merge_modes;
+	/* Its conversion to feedback counts PC samples, not executions
+	 * (xp_manifest_sampled). */
+	int sampled;
 	void (*free)(void *m);
 } xp_module;
 

@@ -5,7 +5,8 @@
  * integer weights, identity (one input, twice merged, is unchanged),
  * weight k equals k copies, saturation at 2^64-1 with one warning, max
  * and min modes against counts computed here, that a mismatch in
- * error mode fails, and that inputs listing the same content in other
+ * error mode fails the merger and an input of another data type does
+ * not, and that inputs listing the same content in other
  * orders (the merger's fast path by position against its lookups) give
  * the same result.  Every merge is also run shared out over two to four
  * mergers that one absorbs in the end (xprof_merge -j), which must give
@@ -427,6 +428,7 @@ static void test_mismatch_error(void)
 		xp_fb_free(out);
 	}
 	CHECK(e == XP_E_INVAL || xp_diags_count(d) == 0);
+	CHECK(e == XP_E_OK || xp_merger_failed(m));
 	xp_merger_free(m);
 	xp_diags_free(d);
 	free(tb);
@@ -435,6 +437,43 @@ static void test_mismatch_error(void)
 	xp_fb_free(b2);
 }
 
+/*
+ * An input refused before it changed anything (another data type)
+ * leaves the merger as it was: it is not failed, and what follows
+ * merges to the result without that input.  A mismatch in error mode,
+ * refused after, fails the merger.
+ */
+static void test_refused_input(void)
+{
+	static const char tcovd[] = "PROFILE-FEEDBACK-DATA: 4.3 1 0 1 tcovd\n"
+	                            "OBJFILE:o0.o 1 100 0 0 0x10 0\n"
+	                            "PROC: p0 0x1 1 0 0 1 0 0 0\n1 4\n";
+	xp_fb *in[2] = { random_profile(10, 0), random_profile(10, 0) };
+	xp_fb *t = parse(tcovd);
+	char *want = merge_text(in, NULL, 2, NULL, NULL);
+	xp_merger *m = xp_merger_new(NULL);
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *out = NULL;
+	char *got = NULL;
+	size_t len = 0;
+
+	CHECK(xp_merger_add(m, in[0], 1, "a", d) == XP_E_OK);
+	CHECK(xp_merger_add(m, t, 1, "t", d) == XP_E_INVAL);
+	CHECK(!xp_merger_failed(m));
+	CHECK(xp_merger_add(m, in[1], 1, "b", d) == XP_E_OK);
+	CHECK_EQ(xp_merger_count(m), 2);
+	CHECK(xp_merger_finish(m, &out, d) == XP_E_OK);
+	CHECK(out && xp_text_write_mem(out, &got, &len) == XP_E_OK);
+	CHECK(got && len == strlen(want) && memcmp(got, want, len) == 0);
+	free(got);
+	xp_fb_free(out);
+	xp_merger_free(m);
+	xp_diags_free(d);
+	free(want);
+	xp_fb_free(t);
+	xp_fb_free(in[0]);
+	xp_fb_free(in[1]);
+}
 
 #define MAXTREE 8
 
@@ -858,6 +897,7 @@ int main(void)
 	RUN(test_max_min);
 	RUN(test_saturation);
 	RUN(test_mismatch_error);
+	RUN(test_refused_input);
 	RUN(test_layouts);
 	RUN(test_vp_cut);
 	RUN(test_write);
