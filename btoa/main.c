@@ -322,8 +322,10 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	if (lo.exe != NULL || lo.layout != NULL) {
-		fprintf(stderr, "%s: %s: -e and -L apply to gmon.out, CPU, "
-		        "DCPI and mpatrol profiles only\n", PROG, dir);
+		char list[512];
+		xp_format_list(list, sizeof list, "or");
+		fprintf(stderr, "%s: %s: -e and -L apply only to %s\n", PROG,
+		        dir, list);
 		goto done;
 	}
 	if (argc == 2) {

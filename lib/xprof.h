@@ -492,6 +492,15 @@ void xp_profdir_unlock(xp_lock *l);
 /* Unlocks after a failed write: a directory that this lock created is
  * removed again if nothing was written into it. */
 void xp_profdir_unlock_failed(xp_lock *l);
+/*
+ * The same exclusive lock for a file that is replaced atomically on each
+ * update (an output of another format that runs add to): an flock(2) of
+ * PATH.lock beside it (beside the file a symbolic link names), created
+ * when missing and left in place.  Only writers that update PATH take
+ * it; readers of PATH need none, as every update renames a whole new
+ * file over it.  Released by xp_profdir_unlock().
+ */
+xp_err xp_file_lock(const char *path, xp_lock **out, xp_diags *d);
 /* Stores a profile in a directory whose lock the caller holds. */
 xp_err xp_profdir_write_locked(xp_lock *l, const xp_fb *fb, xp_diags *d);
 
@@ -644,6 +653,14 @@ const char *xp_format_name(xp_format f);
 /* The name with its indefinite article, for messages: "a gmon.out",
  * "an mpatrol profile", "an unknown format". */
 const char *xp_format_a(xp_format f);
+/*
+ * The formats of the modules (every format but feedback), for messages
+ * that name them all: each one's name with its article, in registry
+ * order, the last after the word last ("a CPU profile, a DCPI profile,
+ * ... or an LLVM profile" for "or").  Written into buf as snprintf()
+ * writes; returns the length of the whole list.
+ */
+size_t xp_format_list(char *buf, size_t size, const char *last);
 /* The binary form of a format: XP_FMT_GMON for XP_FMT_GMON_TEXT, and so
  * on; XP_FMT_FEEDBACK_DB for XP_FMT_FEEDBACK_TEXT. */
 xp_format xp_format_binary(xp_format f);
@@ -679,8 +696,8 @@ xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d);
 /* ------------------------------------------------------------------ */
 
 /*
- * An xp_prof holds one profile of a foreign format: gmon.out, a CPU
- * profile, a DCPI profile or an mpatrol profile.  Each format's module
+ * An xp_prof holds one profile of a foreign format, one of those that
+ * xp_format_list() names.  Each format's module
  * has its own header (xprof_gmon.h, ...) with the accessors of its model,
  * which xp_prof_model() returns.
  */

@@ -20,7 +20,9 @@
  * binary or text) are summed by their module's rules with
  * xp_prof_merge(); all inputs must then be of that one format, and the
  * output is a file of it (its text form with --text), or with --feedback
- * the conversion of the sum to feedback, in a profile directory.
+ * the conversion of the sum to feedback, in a profile directory.  With
+ * --accumulate the sum is added to that file under the lock of a file
+ * beside it (xp_file_lock), as to a directory under its own.
  *
  * Every input is recorded in the manifest of the merge (xprof_db(5),
  * MANIFEST), which a profile directory keeps beside the database and
@@ -35,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -755,8 +758,9 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 	if (cl->out[0] == '\0')
 		return usage_error("empty output name", NULL);
 	if (cl->accumulate && cl->text)
-		return usage_error("--accumulate needs a profile directory, not "
-		                   "--text", NULL);
+		return usage_error("--accumulate adds to a profile directory or "
+		                   "a file of the inputs' format, not to --text",
+		                   NULL);
 	if (!cl->accumulate && optind == argc && cl->nweighted == 0)
 		return usage_error("no input", NULL);
 	if (cl->plan && cl->accumulate)
@@ -766,8 +770,8 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 		                   "directory; --feedback is for other formats",
 		                   NULL);
 	if (cl->accumulate && strcmp(cl->out, "-") == 0)
-		return usage_error("--accumulate needs a profile directory, not "
-		                   "standard output", NULL);
+		return usage_error("--accumulate needs a profile directory or a "
+		                   "file, not standard output", NULL);
 	if (cl->plan && (cl->dr.mode_given || cl->dr.max_bad || cl->dr.rejected))
 		return usage_error("--failure-mode, --max-bad and --rejected "
 		                   "cannot be part of a plan", NULL);
@@ -850,6 +854,7 @@ static int manifest_options(run *r, const cmdline *cl, int dir)
 		{ "mode", modes[cl->mo.mode] },
 		{ "sparse", cl->mo.sparse ? "1" : "0" },
 	}, *other[][2] = {
+		{ "accumulate", cl->accumulate ? "1" : NULL },
 		{ "by-function", cl->pmo.by_function ? "1" : "0" },
 		{ "exe", cl->lo.exe }, { "feedback", cl->to_feedback ? "1" : "0" },
 		{ "layout", cl->lo.layout },
@@ -896,6 +901,54 @@ static int write_manifest_file(run *r, const cmdline *cl)
 	return err == XP_E_OK ? 0 : 2;
 }
 
+/*
+ * --accumulate into a file of the inputs' format: once the inputs are
+ * summed, the file's lock is taken (xp_file_lock: OUT.lock) and the file,
+ * if there is one, is added as one more input of weight 1, so that runs
+ * that add to one file take turns and lose nothing.  A file that cannot
+ * be read or is of another format stops the run: it stays as it was.
+ * Returns 0, or -1 after printing what went wrong.
+ */
+static int add_existing_file(run *r, const char *out, xp_lock **lock)
+{
+	xp_diags *d = xp_diags_new(0);
+	xp_input *in = NULL;
+	struct stat st;
+	char msg[1024];
+	xp_err err;
+
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return -1;
+	}
+	if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: --accumulate needs a regular file\n",
+		        PROG, out);
+		xp_diags_free(d);
+		return -1;
+	}
+	/* Read under the lock: absent, the sum starts here.  Unlike an
+	 * input, a file that cannot be added is never left out
+	 * (--failure-mode): the sum would replace it. */
+	err = xp_file_lock(out, lock, d);
+	if (err == XP_E_OK && !(stat(out, &st) != 0 && errno == ENOENT))
+		err = xp_input_open(out, &in, d);
+	if (in != NULL && input_kind(r, xp_input_format(in), msg,
+	                             sizeof msg) < 0) {
+		clear_progress(r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, out, msg);
+		err = XP_E_FORMAT;
+	} else if (in != NULL) {
+		err = add_foreign(r, in, out, 1, d);
+		print_diags(r, d, err, out);
+	} else {
+		print_diags(r, d, err, out);
+	}
+	xp_input_free(in);
+	xp_diags_free(d);
+	return err == XP_E_OK ? 0 : -1;
+}
+
 /* Writes feedback to a file, its text (--text) or, to standard output,
  * its database, and then the manifest to --manifest's FILE.  Returns the
  * exit status. */
@@ -907,9 +960,10 @@ static int write_fb_file(run *r, const cmdline *cl, const xp_fb *fb)
 	return st != 0 ? 2 : write_manifest_file(r, cl);
 }
 
-/* Writes the sum of inputs of a foreign format, or its conversion to
+/* Writes the sum of inputs of a foreign format (with --accumulate, added
+ * to OUT under its lock, which *lock then holds), or its conversion to
  * feedback.  Returns the exit status. */
-static int write_foreign(run *r, const cmdline *cl)
+static int write_foreign(run *r, const cmdline *cl, xp_lock **lock)
 {
 	xp_conv_opts co = { cl->lo.exe };
 	xp_diags *d;
@@ -918,14 +972,15 @@ static int write_foreign(run *r, const cmdline *cl)
 	int status = 2;
 
 	clear_progress(r);
-	if (cl->accumulate || cl->fb_only) {
+	if (cl->fb_only) {
 		fprintf(stderr, "%s: %s applies to feedback, not to %s\n", PROG,
-		        cl->accumulate ? "--accumulate" : cl->fb_only,
-		        xp_format_a(r->fmt));
+		        cl->fb_only, xp_format_a(r->fmt));
 		return 2;
 	}
 	if (manifest_options(r, cl, cl->to_feedback && !cl->text &&
 	                     strcmp(cl->out, "-") != 0) != 0)
+		return 2;
+	if (cl->accumulate && add_existing_file(r, cl->out, lock) != 0)
 		return 2;
 	if (!cl->to_feedback)
 		return tool_write_prof(PROG, r->prof, cl->text, cl->out) != 0 ?
@@ -962,12 +1017,14 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	xp_fb *res = NULL;
 	xp_err err;
 	int status = 2;
+	char list[512];
 
 	if (cl->lo.exe || cl->lo.layout || cl->pmo.by_function ||
 	    cl->pmo.rescale) {
 		clear_progress(r);
+		xp_format_list(list, sizeof list, "or");
 		fprintf(stderr, "%s: -e, -L, --by-function and --rescale apply "
-		        "to gmon.out, CPU, DCPI and mpatrol profiles\n", PROG);
+		        "to %s\n", PROG, list);
 		return 2;
 	}
 	if (manifest_options(r, cl, !cl->text && strcmp(cl->out, "-") != 0) != 0)
@@ -1100,7 +1157,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0 && !r.lost &&
 	         drop_verdict(&cl.dr, PROG) == 0)
-		status = r.kind == 2 ? write_foreign(&r, &cl)
+		status = r.kind == 2 ? write_foreign(&r, &cl, &lock)
 		                     : write_feedback(&r, &cl, &lock, d);
 	jobs_free(r.pool);
 	clear_progress(&r);

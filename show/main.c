@@ -605,9 +605,10 @@ int main(int argc, char **argv)
 		if (st >= 0)
 			return st == 0 && tool_flush_stdout(PROG) != 0 ? 2 : st;
 	} else if (so.exe || so.layout || so.call_graph || so.lines) {
+		char list[512];
+		xp_format_list(list, sizeof list, "or");
 		fprintf(stderr, "%s: %s: -e, -L, --call-graph and --lines "
-		        "apply to gmon.out, CPU, DCPI and mpatrol profiles\n",
-		        PROG, argv[0]);
+		        "apply to %s\n", PROG, argv[0], list);
 		xp_input_free(first);
 		return 2;
 	} else if (so.counts) {

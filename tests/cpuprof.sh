@@ -23,7 +23,8 @@
 #  - canonical sums: three runs merged in any order give the same bytes;
 #    real profiles too, and google-pprof --text prints for their sum what
 #    it printed before the sum was canonical
-#    (tests/cpuprof/canonical.google-pprof-text.expected.txt).
+#    (tests/cpuprof/canonical.google-pprof-text.expected.txt); runs
+#    adding to one file at once with --accumulate lose nothing.
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
@@ -506,6 +507,19 @@ else
 	fail cpuprof-canonical-pprof "google-pprof --text reads the sum otherwise"
 	diff canon/pp.txt "$here/canonical.google-pprof-text.expected.txt" |
 	    head >&2
+fi
+# Six runs adding real profiles to one file at once (--accumulate) take
+# turns under its lock: the file ends as the sum of all at once.
+set -- "$real/fib.prof" "$real/fib_nopie.prof" "$real/fib_s390x.prof"
+for f in "$@" "$@"; do
+	"$MERGE" -a -o canon/acc.prof "$f" 2>>canon/acc.err &
+done
+wait
+if "$MERGE" -o canon/all.prof "$@" "$@" 2>err &&
+    cmp -s canon/acc.prof canon/all.prof && [ ! -s canon/acc.err ]; then
+	pass cpuprof-accumulate-concurrent
+else
+	fail cpuprof-accumulate-concurrent "not the sum: $(cat err canon/acc.err)"
 fi
 
 # --- conversion to feedback -------------------------------------------------

@@ -17,6 +17,9 @@
 #  - --mode=max and --mode=min against weighted sums, records whose
 #    counters differ (the one with more counters is kept, with a
 #    warning), the IR and front-end flags mixed (a warning);
+#  - --accumulate: eight runs adding to one .proftext at once give the
+#    merge of all their inputs (and llvm-profdata's), a missing file is
+#    created, a corrupt one is left as it was;
 #  - the conversion to feedback: xprof_show's totals are those of
 #    llvm-profdata show, xprof_diff tells runs apart, and xprof_merge
 #    --feedback writes a profile directory; the exports are refused.
@@ -154,6 +157,49 @@ llvm-profdata merge --text ir1.proftext ir2.proftext ir3.proftext \
 merged merge-ir-value-sites ir-sum-llvm.proftext ir-sum-xp.proftext
 "$MERGE" -o one.proftext ir1.proftext && cmp -s one.proftext ir1.proftext &&
 	pass merge-one-input || fail merge-one-input "one input is not kept"
+
+# --- accumulating under a lock ----------------------------------------------------
+# Eight runs add to one file at once, some with weights or two inputs:
+# they take turns under its lock, so the file ends as the merge of every
+# input at once, and as llvm-profdata's merge of them.
+rm -f acc.proftext acc.proftext.lock
+set -- ir1.proftext ir2.proftext ir3.proftext "-w 2,ir1.proftext" \
+    "ir2.proftext ir3.proftext" ir3.proftext ir1.proftext "-w 3,ir2.proftext"
+i=0
+for a in "$@"; do
+	i=$((i + 1))
+	{ "$MERGE" -q -a -o acc.proftext $a; echo $? > "acc-status$i"; } &
+done
+wait
+"$MERGE" -o all.proftext $* 2> err
+# Whole inputs, not weights: llvm-profdata adds the values that a site
+# first sees in a weighted input unweighted (llvm(5), MERGING).
+llvm-profdata merge --text -o all-llvm.proftext ir1.proftext ir1.proftext \
+	ir1.proftext ir1.proftext ir2.proftext ir2.proftext ir2.proftext \
+	ir2.proftext ir2.proftext ir3.proftext ir3.proftext ir3.proftext 2>> err
+if [ "$(cat acc-status*)" != "$(printf '0\n0\n0\n0\n0\n0\n0\n0')" ]; then
+	fail accumulate-concurrent "exit statuses $(cat acc-status* | tr '\n' ' ')"
+elif cmp -s acc.proftext all.proftext && cmp -s acc.proftext all-llvm.proftext
+then
+	pass accumulate-concurrent
+else
+	fail accumulate-concurrent "not the merge of every input: $(cat err)"
+fi
+set --
+# A missing file is created; a corrupt one stops the run (exit 2) and
+# stays as it was, as does the run's input.
+rm -f new.proftext
+"$MERGE" -a -o new.proftext fe1.proftext 2> err && cmp -s new.proftext fe1.proftext &&
+	pass accumulate-creates || fail accumulate-creates "$(cat err)"
+{ cat fe1.proftext; echo x; } > corrupt.proftext
+cp corrupt.proftext corrupt.keep
+"$MERGE" -a -o corrupt.proftext fe2.proftext 2> err; st=$?
+if [ "$st" = 2 ] && cmp -s corrupt.proftext corrupt.keep &&
+    grep -q '^xprof_merge: corrupt.proftext:[0-9]*:[0-9]*: ' err; then
+	pass accumulate-corrupt-untouched
+else
+	fail accumulate-corrupt-untouched "status $st: $(cat err)"
+fi
 
 # --- modes ---------------------------------------------------------------------
 llvm-profdata merge --text -weighted-input=2,fe1.proftext -o fe1x2.proftext

@@ -16,6 +16,11 @@
  * is renamed over the old file; then the directory is synced so that the
  * rename itself survives a crash.  Readers take no lock: they open either
  * the old file or the new one, never a mix.
+ *
+ * An output file of another format that runs add to (xprof_merge
+ * --accumulate) is updated the same way under the lock of a file beside
+ * it, PATH.lock (xp_file_lock): the file itself is replaced by every
+ * update, so a lock on it would be a lock on an old version.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -289,8 +294,8 @@ fail:;
 /* ------------------------------------------------------------------ */
 
 struct xp_lock {
-	int fd;      /* the directory, locked */
-	char *dir;   /* its name, for diagnostics */
+	int fd;      /* the directory (or an output file's lock file), locked */
+	char *dir;   /* its name */
 	int created; /* xp_profdir_lock made the directory */
 };
 
@@ -415,10 +420,11 @@ static void remove_stale(int dirfd)
 	closedir(dp);
 }
 
-/* Opens and locks dir; -1 (errno set) when it cannot. */
-static int lock_dir(const char *dir)
+/* Opens path with flags and locks it; -1 (errno set) when it cannot be
+ * opened, -2 when it cannot be locked. */
+static int lock_path(const char *path, int flags)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | flags, 0666), r;
 
 	if (fd < 0)
 		return -1;
@@ -447,6 +453,25 @@ static int still_there(int fd, const char *dir)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The object that holds the lock fd of name: *out. */
+static xp_err new_lock(int fd, const char *name, int created, xp_lock **out)
+{
+	xp_lock *l = malloc(sizeof *l);
+	char *copy = strdup(name);
+
+	if (!l || !copy) {
+		free(l);
+		free(copy);
+		close(fd);
+		return XP_E_NOMEM;
+	}
+	l->fd = fd;
+	l->dir = copy;
+	l->created = created;
+	*out = l;
+	return XP_E_OK;
+}
+
 xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
                        xp_diags *d)
 {
@@ -466,7 +491,7 @@ xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
 				                    strerror(errno));
 			}
 		}
-		fd = lock_dir(dir);
+		fd = lock_path(dir, O_DIRECTORY);
 		if (fd == -2)
 			return xp_diag_file(d, XP_E_LOCK, dir, "cannot lock: %s",
 			                    strerror(errno));
@@ -500,19 +525,58 @@ xp_err xp_profdir_lock(const char *dir, int create, xp_lock **out,
 			close(ofd);
 		}
 	}
-	xp_lock *l = malloc(sizeof *l);
-	char *name = strdup(dir);
-	if (!l || !name) {
-		free(l);
-		free(name);
-		close(fd);
+	return new_lock(fd, dir, created, out);
+}
+
+/*
+ * The lock file of an output file is PATH.lock beside the file that PATH
+ * names (the target of a symbolic link), so that every name of one file
+ * takes one lock.  It is created when missing and never removed: a
+ * process that waits on a lock file must find, once it holds it, the one
+ * that the others lock.  One removed all the same (by hand) is noticed
+ * as a directory that went away is, and the lock taken again.
+ */
+xp_err xp_file_lock(const char *path, xp_lock **out, xp_diags *d)
+{
+	struct stat st;
+	char *target = NULL, *lpath;
+	int fd = -1;
+
+	*out = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (target = realpath(path, NULL)) == NULL)
+		return xp_diag_file(d, XP_E_IO, path, "cannot follow the "
+		                    "symbolic link: %s", strerror(errno));
+	const char *file = target ? target : path;
+	size_t n = strlen(file) + sizeof ".lock";
+	if ((lpath = malloc(n)) == NULL) {
+		free(target);
 		return XP_E_NOMEM;
 	}
-	l->fd = fd;
-	l->dir = name;
-	l->created = created;
-	*out = l;
-	return XP_E_OK;
+	snprintf(lpath, n, "%s.lock", file);
+	free(target);
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		fd = lock_path(lpath, O_CREAT);
+		if (fd < 0) {
+			xp_err err = xp_diag_file(d, XP_E_LOCK, path,
+			                          "cannot lock %s: %s", lpath,
+			                          strerror(errno));
+			free(lpath);
+			return err;
+		}
+		if (!still_there(fd, lpath)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		free(lpath);
+		return xp_diag_file(d, XP_E_LOCK, path, "cannot lock: its lock "
+		                    "file keeps going away");
+	}
+	xp_err err = new_lock(fd, lpath, 0, out);
+	free(lpath);
+	return err;
 }
 
 void xp_profdir_unlock_failed(xp_lock *l)

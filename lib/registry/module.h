@@ -1,7 +1,6 @@
 /*
  * registry/module.h - the interface between the registry (prof.c,
- * registry.c) and the module of each foreign format (gmon.out, CPU
- * profiles, DCPI, mpatrol).
+ * registry.c) and the module of each foreign format (lib/modules.list).
  *
  * A module is a folder lib/NAME/ that defines `const xp_module
  * xp_module_NAME` in its module.c; lib/modules.list names the modules in
@@ -229,6 +228,10 @@ struct xp_input {
 };
 /* The totals of a profile (prof.c). */
 void xp_prof_totals_of(const xp_prof *p, xp_prof_totals *t);
+/* xp_format_list() of every module, or with merge_modes of those whose
+ * merge takes --mode. */
+size_t xp_module_list(char *buf, size_t size, const char *last,
+                      int merge_modes);
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);
 

@@ -80,10 +80,12 @@ xp_err xp_prof_open_mem(const void *buf, size_t len, const char *name,
 		return xp_diag_file(d, XP_E_FORMAT, name,
 		                    "not a profile in any format this program "
 		                    "knows");
-	if (xp_module_of(f) == NULL)
-		return xp_diag_file(d, XP_E_FORMAT, name,
-		                    "%s, not a gmon.out, CPU, DCPI or "
-		                    "mpatrol profile", xp_format_a(f));
+	if (xp_module_of(f) == NULL) {
+		char list[512];
+		xp_format_list(list, sizeof list, "or");
+		return xp_diag_file(d, XP_E_FORMAT, name, "%s, not %s",
+		                    xp_format_a(f), list);
+	}
 	if ((others = xp_diags_new(0)) == NULL)
 		return XP_E_NOMEM;
 	for (int text = 0; text < 2; text++) {
@@ -140,10 +142,12 @@ xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
 
 	*out = NULL;
 	in->summed = 0;
-	if (in->kind == XP_INPUT_DIR)
+	if (in->kind == XP_INPUT_DIR) {
+		char list[512];
+		xp_format_list(list, sizeof list, "or");
 		return xp_diag_file(d, XP_E_FORMAT, path, "a profile directory, "
-		                    "not a gmon.out, CPU, DCPI or mpatrol "
-		                    "profile");
+		                    "not %s", list);
+	}
 	if (in->kind == XP_INPUT_STREAM) {
 		err = xp_prof_open_mem(in->buf.len ? in->buf.p : (void *)"",
 		                       in->buf.len, in->name, o, out, d);
@@ -267,11 +271,14 @@ xp_err xp_prof_merge(xp_prof **acc, const xp_prof *in, double weight,
 	if (!(weight > 0))
 		return xp_diag_file(d, XP_E_INVAL, name,
 		                    "weight must be positive");
-	if (o->mode != XP_MERGE_SUM && !in->mod->merge_modes)
+	if (o->mode != XP_MERGE_SUM && !in->mod->merge_modes) {
+		char list[512];
+		xp_module_list(list, sizeof list, "or", 1);
 		return xp_diag_file(d, XP_E_INVAL, name,
 		                    "%s has no merge modes (--mode applies "
-		                    "to feedback and LLVM profiles)",
-		                    xp_format_a(in->mod->fmt));
+		                    "to feedback and to %s)",
+		                    xp_format_a(in->mod->fmt), list);
+	}
 	if (a != NULL && a->mod != in->mod)
 		return xp_diag_file(d, XP_E_FORMAT, name,
 		                    "%s cannot be merged with %s",

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +112,38 @@ const char *xp_format_a(xp_format f)
 	default:
 		return "an unknown format";
 	}
+}
+
+size_t xp_module_list(char *buf, size_t size, const char *last,
+                      int merge_modes)
+{
+	size_t n = 0, count = 0, i = 0;
+	const xp_module *m;
+
+	for (m = xp_module_next(NULL); m != NULL; m = xp_module_next(m))
+		count += !merge_modes || m->merge_modes;
+	if (size > 0)
+		buf[0] = '\0';
+	for (m = xp_module_next(NULL); m != NULL; m = xp_module_next(m)) {
+		if (merge_modes && !m->merge_modes)
+			continue;
+		/* "a", "a or b", "a, b or c". */
+		int tail = i > 0 && i + 1 == count;
+		int r = snprintf(n < size ? buf + n : NULL,
+		                 n < size ? size - n : 0, "%s%s%s%s",
+		                 tail ? " " : i > 0 ? ", " : "",
+		                 tail ? last : "", tail ? " " : "",
+		                 m->display_a);
+		if (r > 0)
+			n += (size_t)r;
+		i++;
+	}
+	return n;
+}
+
+size_t xp_format_list(char *buf, size_t size, const char *last)
+{
+	return xp_module_list(buf, size, last, 0);
 }
 
 int xp_format_is_text(xp_format f)

@@ -1,6 +1,6 @@
 /*
  * fuzz_prof.c - libFuzzer target for the readers of the foreign formats
- * (gmon.out, CPU, DCPI and mpatrol profiles, binary and text): every
+ * (every module of lib/modules.list, binary and text): every
  * accepted input must survive the round trips of oracle.h; a broken
  * promise aborts, so that libFuzzer keeps the input.
  */

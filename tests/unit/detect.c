@@ -10,7 +10,8 @@
  * order), and xp_prof_open_mem() must open it as its own format, even
  * where a module earlier in the list claims its first bytes too (a BSD
  * gmon.out and a CPU profile have no magic number).  A feedback
- * database or text is accepted by no module.
+ * database or text is accepted by no module.  Messages that list the
+ * foreign formats take the list from the registry.
  *
  * Environment: SRCDIR (the source tree).
  */
@@ -195,10 +196,52 @@ static void test_entries(void)
 	}
 }
 
+/*
+ * Messages that name every foreign format take the list from the
+ * registry (xp_format_list): each module's name with its article, in
+ * order, separated by ", " and the last by " or "; a short buffer gets
+ * the start of it and the length of the whole.  A profile directory
+ * given where a foreign profile is wanted is told so with that list.
+ */
+static void test_format_list(void)
+{
+	char list[512], shortbuf[8], expect[512] = "";
+	size_t n = 0, len = 0, i = 0;
+	const xp_module *m;
+	xp_diags *d = xp_diags_new(0);
+	xp_input *in = NULL;
+	xp_prof *p = NULL;
+
+	for (m = xp_module_next(NULL); m != NULL; m = xp_module_next(m))
+		n++;
+	for (m = xp_module_next(NULL); m != NULL; m = xp_module_next(m), i++)
+		len += (size_t)snprintf(expect + len, sizeof expect - len,
+		                        "%s%s", i == 0 ? "" : i + 1 < n ? ", "
+		                        : " or ", m->display_a);
+	CHECK(n >= 6 && strstr(expect, "an LLVM profile") != NULL);
+	CHECK_EQ(xp_format_list(list, sizeof list, "or"), len);
+	CHECK_STR(list, expect);
+	CHECK_EQ(xp_format_list(shortbuf, sizeof shortbuf, "or"), len);
+	CHECK(memcmp(shortbuf, expect, sizeof shortbuf - 1) == 0 &&
+	      shortbuf[sizeof shortbuf - 1] == '\0');
+	CHECK_EQ(xp_format_list(NULL, 0, "and"), len + 1);
+
+	snprintf(list, sizeof list, "%s/tests/merge/data", srcdir());
+	CHECK(xp_input_open(list, &in, d) == XP_E_OK);
+	if (in != NULL) {
+		CHECK(xp_prof_open_input(in, NULL, &p, d) == XP_E_FORMAT);
+		CHECK(xp_diags_count(d) == 1 &&
+		      strstr(xp_diags_get(d, 0)->msg, expect) != NULL);
+		xp_input_free(in);
+	}
+	xp_diags_free(d);
+}
+
 int main(void)
 {
 	RUN(test_order);
 	RUN(test_entries);
 	RUN(test_corpus);
+	RUN(test_format_list);
 	return unit_done();
 }
