@@ -1,49 +1,15 @@
 // cxxnames_a.cc - with cxxnames_b.cc, a C++ program whose functions have
 // mangled linker names (tests/gmon.sh): classes with virtual members,
-// namespaces, overloads, a function template, a class template, operator
-// overloads, an anonymous namespace, mutual recursion (a call graph
-// cycle), an extern "C" function and a static function, helper, in both
-// files.  noinline keeps them apart at -O2.
+// namespaces, overloads, a function template, std::vector's class
+// templates, operator overloads, an anonymous namespace, mutual
+// recursion (a call graph cycle), an extern "C" function and a static
+// function, helper, in both files.  noinline keeps them apart at -O2.
 #include <cstdio>
 #include <vector>
 
-#define NOINLINE __attribute__((noinline))
+#include "cxxnames.h"
 
 namespace geo {
-
-struct Vec {
-	double x, y;
-	Vec operator+(const Vec &o) const;
-	Vec &operator*=(double k);
-	bool operator<(const Vec &o) const;
-};
-
-class Shape {
-public:
-	virtual ~Shape() {}
-	virtual double area() const = 0;
-};
-
-class Circle : public Shape {
-public:
-	explicit Circle(double r) : r(r) {}
-	double area() const override;
-
-private:
-	double r;
-};
-
-class Square : public Shape {
-public:
-	explicit Square(double s) : s(s) {}
-	double area() const override;
-
-private:
-	double s;
-};
-
-double scale(double v);
-long scale(long v);
 
 template <typename T> NOINLINE T total(const std::vector<T> &v)
 {
@@ -52,11 +18,6 @@ template <typename T> NOINLINE T total(const std::vector<T> &v)
 		s += x;
 	return s;
 }
-
-namespace detail {
-long ping(long n);
-long pong(long n);
-} // namespace detail
 
 } // namespace geo
 
@@ -70,8 +31,6 @@ NOINLINE unsigned mix(unsigned h)
 }
 
 } // namespace
-
-extern "C" long run_b(int rounds);
 
 static NOINLINE int helper(int x)
 {

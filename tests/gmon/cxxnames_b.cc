@@ -1,39 +1,8 @@
 // cxxnames_b.cc - the definitions of cxxnames_a.cc's members, overloads
 // and operators, its other static helper and an extern "C" function.
-#define NOINLINE __attribute__((noinline))
+#include "cxxnames.h"
 
 namespace geo {
-
-struct Vec {
-	double x, y;
-	Vec operator+(const Vec &o) const;
-	Vec &operator*=(double k);
-	bool operator<(const Vec &o) const;
-};
-
-class Shape {
-public:
-	virtual ~Shape() {}
-	virtual double area() const = 0;
-};
-
-class Circle : public Shape {
-public:
-	explicit Circle(double r) : r(r) {}
-	double area() const override;
-
-private:
-	double r;
-};
-
-class Square : public Shape {
-public:
-	explicit Square(double s) : s(s) {}
-	double area() const override;
-
-private:
-	double s;
-};
 
 NOINLINE Vec Vec::operator+(const Vec &o) const
 {
@@ -83,8 +52,6 @@ NOINLINE long scale(long v)
 }
 
 namespace detail {
-
-long pong(long n);
 
 NOINLINE long ping(long n)
 {
