@@ -104,7 +104,13 @@ int xp_gmon_parse_layout(const char *s, int *big, unsigned *addr_bytes);
  * the analysis's hz for seconds); the fields follow gprof's names.
  */
 typedef struct {
-	const char *name;
+	const char *name;         /* the linker's (mangled, for C++): the
+	                             name gprof sorts by */
+	/* The name gprof prints by default, demangled by libbfd as gprof
+	 * does (bfd_demangle, DMGL_PARAMS | DMGL_ANSI: "ns::f(long)"), or
+	 * NULL when name is no mangled name or the function appears nowhere
+	 * in the report (no calls, samples or arcs).  The analysis owns it. */
+	char *demangled;
 	const char *file;         /* source file (base name) of a static
 	                             function, or NULL */
 	uint64_t addr, end;       /* [addr, end], as gprof looks up arcs */

@@ -4,7 +4,9 @@
  * `gprof -b` prints them, from the library's analysis (xp_prof_report();
  * the numbers are gprof's: see gmon(5)).  --format=json gives the same
  * numbers, in seconds and unrounded, for machines.  The executable (-e)
- * is needed; --lines and --counts are refused.
+ * is needed; --lines and --counts are refused.  Names are demangled as
+ * gprof prints them, or the linker's with --no-demangle (gprof's option
+ * of that name); the orders go by the linker's names either way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -54,7 +56,14 @@ static size_t flat_scale(const xp_gmon_analysis *a)
 	return k < NSI ? k : NSI - 1;
 }
 
-static void print_flat(FILE *out, const xp_gmon_analysis *a)
+/* The name of f as gprof prints it, demangled unless o says not to. */
+static const char *fn_name(const xp_gmon_fn *f, const show_opts *o)
+{
+	return f->demangled != NULL && !o->no_demangle ? f->demangled : f->name;
+}
+
+static void print_flat(FILE *out, const xp_gmon_analysis *a,
+                       const show_opts *o)
 {
 	size_t ls = flat_scale(a);
 	double total = a->total_time, accum = 0.0;
@@ -84,13 +93,13 @@ static void print_flat(FILE *out, const xp_gmon_analysis *a)
 			        (double)f->ncalls);
 		else
 			fprintf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
-		fprintf(out, "%s\n", f->name);
+		fprintf(out, "%s\n", fn_name(f, o));
 	}
 }
 
-static void print_name(FILE *out, const xp_gmon_fn *f)
+static void print_name(FILE *out, const xp_gmon_fn *f, const show_opts *o)
 {
-	fputs(f->name, out);
+	fputs(fn_name(f, o), out);
 	if (f->cycle != 0)
 		fprintf(out, " <cycle %" PRIu32 ">", f->cycle);
 	if (f->index != 0)
@@ -99,8 +108,9 @@ static void print_name(FILE *out, const xp_gmon_fn *f)
 }
 
 static void print_arc_line(FILE *out, const xp_gmon_analysis *a,
-                           const xp_gmon_farc *arc, const xp_gmon_fn *self,
-                           const xp_gmon_fn *other, uint64_t total_calls)
+                           const show_opts *o, const xp_gmon_farc *arc,
+                           const xp_gmon_fn *self, const xp_gmon_fn *other,
+                           uint64_t total_calls)
 {
 	if (arc->parent == arc->child ||
 	    (self->cycle != 0 && other->cycle == self->cycle))
@@ -110,7 +120,7 @@ static void print_arc_line(FILE *out, const xp_gmon_analysis *a,
 		fprintf(out, "%6.6s %5.5s %7.2f %7.2f %7" PRIu64 "/%-7" PRIu64
 		        "     ", "", "", arc->time / a->hz,
 		        arc->child_time / a->hz, arc->count, total_calls);
-	print_name(out, other);
+	print_name(out, other, o);
 	fputc('\n', out);
 }
 
@@ -123,7 +133,8 @@ static uint64_t head_calls(const xp_gmon_analysis *a, const xp_gmon_fn *f)
 	return f->ncalls;
 }
 
-static void print_graph(FILE *out, const xp_gmon_analysis *a)
+static void print_graph(FILE *out, const xp_gmon_analysis *a,
+                        const show_opts *o)
 {
 	double pt = a->print_time;
 
@@ -165,7 +176,7 @@ static void print_graph(FILE *out, const xp_gmon_analysis *a)
 				else
 					fprintf(out, " %7.7s", "");
 				fputs("     ", out);
-				print_name(out, f);
+				print_name(out, f, o);
 				fputc('\n', out);
 			}
 		} else {
@@ -176,8 +187,8 @@ static void print_graph(FILE *out, const xp_gmon_analysis *a)
 			for (size_t p = 0; p < f->n_parents; p++) {
 				const xp_gmon_farc *arc =
 					&a->arcs[a->parent_arcs[f->first_parent + p]];
-				print_arc_line(out, a, arc, f, &a->fns[arc->parent],
-				               head_calls(a, f));
+				print_arc_line(out, a, o, arc, f,
+				               &a->fns[arc->parent], head_calls(a, f));
 			}
 			snprintf(buf, sizeof buf, "[%" PRIu32 "]", f->index);
 			fprintf(out, "%-6.6s %5.1f %7.2f %7.2f", buf,
@@ -192,13 +203,14 @@ static void print_graph(FILE *out, const xp_gmon_analysis *a)
 			} else {
 				fprintf(out, " %7.7s %7.7s ", "", "");
 			}
-			print_name(out, f);
+			print_name(out, f, o);
 			fputc('\n', out);
 			for (size_t c = 0; c < f->n_children; c++) {
 				const xp_gmon_farc *arc =
 					&a->arcs[a->child_arcs[f->first_child + c]];
 				const xp_gmon_fn *ch = &a->fns[arc->child];
-				print_arc_line(out, a, arc, f, ch, head_calls(a, ch));
+				print_arc_line(out, a, o, arc, f, ch,
+				               head_calls(a, ch));
 			}
 		}
 		fputs("-----------------------------------------------\n", out);
@@ -212,7 +224,10 @@ static int cmp_name(const void *l, const void *r, void *ctx)
 	              a->fns[*(const size_t *)r].name);
 }
 
-static void print_index(FILE *out, const xp_gmon_analysis *a)
+/* The index, sorted by the linker's names as gprof's cmp_name sorts it,
+ * each name as printed taking its width. */
+static void print_index(FILE *out, const xp_gmon_analysis *a,
+                        const show_opts *o)
 {
 	size_t *names = calloc(a->n_fns + a->n_cycles + 1, sizeof *names);
 	size_t nn = 0, todo, rows;
@@ -241,8 +256,8 @@ static void print_index(FILE *out, const xp_gmon_analysis *a)
 				for (; col < start + 5; ++col)
 					fputc(' ', out);
 				fprintf(out, " %s ", buf);
-				fputs(f->name, out);
-				col += (int)strlen(f->name);
+				fputs(fn_name(f, o), out);
+				col += (int)strlen(fn_name(f, o));
 				if (f->is_static && f->file != NULL) {
 					fprintf(out, " (%s)", f->file);
 					col += (int)strlen(f->file) + 3;
@@ -277,14 +292,15 @@ static void json_num(FILE *out, double v)
 /* The arcs idx[0..n) of a call graph entry: its parents (the callers'
  * names) or its children (the callees'). */
 static void json_arcs(FILE *out, const xp_gmon_analysis *a,
-                      const size_t *idx, size_t n, int parents)
+                      const show_opts *o, const size_t *idx, size_t n,
+                      int parents)
 {
 	for (size_t i = 0; i < n; i++) {
 		const xp_gmon_farc *arc = &a->arcs[idx[i]];
 
 		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-		tool_json_str(out, a->fns[parents ? arc->parent
-		                                  : arc->child].name);
+		tool_json_str(out, fn_name(&a->fns[parents ? arc->parent
+		                                           : arc->child], o));
 		fprintf(out, ", \"count\": %" PRIu64 ", \"self_seconds\": ",
 		        arc->count);
 		json_num(out, arc->time / a->hz);
@@ -317,7 +333,7 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 		const xp_gmon_fn *f = &a->fns[a->flat[k]];
 		accum += f->samples;
 		fputs(k ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		tool_json_str(out, f->name);
+		tool_json_str(out, fn_name(f, o));
 		fputs(", \"percent\": ", out);
 		json_num(out, 100 * f->samples / total);
 		fputs(", \"cumulative_seconds\": ", out);
@@ -354,16 +370,15 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 				        c->self_calls);
 				for (size_t m = 0; m < c->n_members; m++) {
 					fputs(m ? ", " : "", out);
-					tool_json_str(out,
-					              a->fns[a->members[c->first_member +
-					                                m]].name);
+					tool_json_str(out, fn_name(&a->fns[
+					    a->members[c->first_member + m]], o));
 				}
 				fputs("]}", out);
 				continue;
 			}
 			const xp_gmon_fn *f = &a->fns[a->order[k].i];
 			fprintf(out, "\"index\": %" PRIu32 ", \"name\": ", f->index);
-			tool_json_str(out, f->name);
+			tool_json_str(out, fn_name(f, o));
 			fputs(", \"percent\": ", out);
 			json_num(out, 100 * (f->prop_self + f->prop_child) /
 			         (a->print_time > 0 ? a->print_time : 1.0));
@@ -374,10 +389,10 @@ static void print_json(FILE *out, const xp_gmon_analysis *a,
 			fprintf(out, ", \"called\": %" PRIu64 ", \"self_calls\": %"
 			        PRIu64 ", \"cycle\": %" PRIu32 ", \"parents\": [",
 			        f->ncalls, f->self_calls, f->cycle);
-			json_arcs(out, a, a->parent_arcs + f->first_parent,
+			json_arcs(out, a, o, a->parent_arcs + f->first_parent,
 			          f->n_parents, 1);
 			fputs("], \"children\": [", out);
-			json_arcs(out, a, a->child_arcs + f->first_child,
+			json_arcs(out, a, o, a->child_arcs + f->first_child,
 			          f->n_children, 0);
 			fputs("]}", out);
 		}
@@ -418,11 +433,11 @@ static int report(FILE *out, const xp_prof *p, const show_opts *o)
 	if (o->json) {
 		print_json(out, a, o);
 	} else {
-		print_flat(out, a);
+		print_flat(out, a, o);
 		if (o->call_graph) {
 			fputs("\f\n", out);
-			print_graph(out, a);
-			print_index(out, a);
+			print_graph(out, a, o);
+			print_index(out, a, o);
 		}
 	}
 	xp_report_free(r);

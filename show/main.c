@@ -18,8 +18,9 @@
  * with xp_prof_merge() and handed to the format's own report
  * (show.h); a format without one is summarized through its conversion
  * to feedback.  The options for those reports (-e, -L, --call-graph,
- * --counts, --lines) are refused for feedback, and each report refuses
- * those its format has no use for.
+ * --counts, --lines, --no-demangle) are refused for feedback, and each
+ * report refuses those its format has no use for (--no-demangle, gprof's
+ * option, is refused here for all but gmon.out).
  *
  * --format=folded, callgrind or pprof writes the library's export of the
  * sum (xprof_export.h) instead, to standard output or to the file of -o,
@@ -51,7 +52,8 @@ static const show_report *const reports[] = {
 
 static const char usage_text[] =
 	"usage: " PROG " [-n N] [--format=FORMAT] [-o OUTPUT] [-e EXECUTABLE]\n"
-	"       [-L LAYOUT] [--call-graph] [--counts] [--lines] FILE...\n"
+	"       [-L LAYOUT] [--call-graph] [--counts] [--lines] [--no-demangle] "
+	"FILE...\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
@@ -65,6 +67,7 @@ static const char options_text[] =
 	"  --counts             mpatrol: sort the tables by counts, not bytes\n"
 	"  --lines              CPU and DCPI profiles: per source line; mpatrol:\n"
 	"                       call sites by address\n"
+	"  --no-demangle        gmon.out: the linker's names, not demangled\n"
 	"  --manifest           print what went into a merged profile\n"
 	"  -h, --help           print this help and exit\n"
 	"  -V, --version        print the version and exit\n";
@@ -464,6 +467,12 @@ static int show_foreign(const show_opts *o, xp_input *first,
 		xp_prof_free(p);
 		return st;
 	}
+	if (o->no_demangle && xp_prof_format(p) != XP_FMT_GMON) {
+		fprintf(stderr, "%s: %s: --no-demangle has no meaning for %s\n",
+		        PROG, o->files[0], xp_format_a(xp_prof_format(p)));
+		xp_prof_free(p);
+		return 2;
+	}
 	for (size_t i = 0; reports[i] != NULL; i++) {
 		if (reports[i]->fmt == xp_prof_format(p)) {
 			int st = reports[i]->report(stdout, p, o);
@@ -505,6 +514,7 @@ int main(int argc, char **argv)
 		{"lines", no_argument, NULL, 'l'},
 		{"layout", required_argument, NULL, 'L'},
 		{"manifest", no_argument, NULL, 'M'},
+		{"no-demangle", no_argument, NULL, 'D'},
 		TOOL_LONGOPTS_END
 	};
 	static const char *const formats[] = {
@@ -537,6 +547,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			so.counts = 1;
+			break;
+		case 'D':
+			so.no_demangle = 1;
 			break;
 		case 'e':
 			so.exe = optarg;
@@ -591,9 +604,11 @@ int main(int argc, char **argv)
 	if (format >= 2 &&
 	    xp_export_parse(formats[format], &so.export) != 0)
 		return 2;
-	if (so.export != 0 && (so.top_n_given || so.call_graph || so.lines))
-		return tool_usage_error(PROG, usage_text, "-n, --call-graph and "
-		                        "--lines have no meaning for an export");
+	if (so.export != 0 && (so.top_n_given || so.call_graph || so.lines ||
+	                       so.no_demangle))
+		return tool_usage_error(PROG, usage_text, "-n, --call-graph, "
+		                        "--lines and --no-demangle have no "
+		                        "meaning for an export");
 	if (so.export == 0 && so.output_given)
 		return tool_usage_error(PROG, usage_text, "-o names the file of "
 		                        "an export (--format=folded, callgrind "
@@ -611,9 +626,10 @@ int main(int argc, char **argv)
 		        "apply to %s\n", PROG, argv[0], list);
 		xp_input_free(first);
 		return 2;
-	} else if (so.counts) {
-		fprintf(stderr, "%s: %s: --counts applies to mpatrol profiles\n",
-		        PROG, argv[0]);
+	} else if (so.counts || so.no_demangle) {
+		fprintf(stderr, "%s: %s: %s applies to %s profiles\n", PROG,
+		        argv[0], so.counts ? "--counts" : "--no-demangle",
+		        so.counts ? "mpatrol" : "gmon.out");
 		xp_input_free(first);
 		return 2;
 	} else if ((fb = load(argv, argc, first)) == NULL) {

@@ -27,6 +27,7 @@ typedef struct {
 	int call_graph;         /* --call-graph */
 	int lines;              /* --lines */
 	int counts;             /* --counts */
+	int no_demangle;        /* --no-demangle */
 	const char *exe;        /* -e EXECUTABLE, or NULL */
 	const char *layout;     /* -L LAYOUT, or NULL */
 } show_opts;

@@ -8,7 +8,9 @@
 #    layout is ambiguous, a wrong -L is refused;
 #  - xprof_show prints exactly what `gprof -b -p` and `gprof -b -q` print
 #    for the real files (realdata expectations) and for programs built
-#    with gcc -pg at -O0 and -O2 and run here, live;
+#    with gcc -pg at -O0 and -O2 and run here, live; for a C++ program
+#    (g++ -pg), with gprof's demangled names by default and the linker's
+#    with --no-demangle, as gprof --no-demangle prints them;
 #  - merging the three sortbench runs (by pc and by function) gives a file
 #    on which gprof prints the run123 expectations, a weight of 2 equals
 #    the input twice, and mismatched histograms are refused;
@@ -219,39 +221,92 @@ else
 fi
 
 # --- live: programs built with gcc -pg and run here ----------------------------
-# live NAME SOURCE LEVEL: built with -OLEVEL, run, and reported as gprof -b
-# -p and -q report it.  At -O2 gcc inlines small functions and clones
-# others (quick_rec.constprop.0 of tests/cpuprof/inline.c); gprof's
+# live NAME LEVEL COMPILER SOURCE...: built with -OLEVEL, run, and reported
+# as gprof -b -p and -q report it.  At -O2 gcc inlines small functions and
+# clones others (quick_rec.constprop.0 of tests/cpuprof/inline.c); gprof's
 # flat profile and call graph go by the symbols, never by inlined calls
 # (only its line-by-line -l names them, which xprof_show does not offer).
 live() {
-	name=$1-O$3 src=$2
-	if ! (cd "$work" && $XP_CC -pg -O"$3" -g -o "$name" "$src") \
+	name=$1-O$2 level=$2 cc=$3
+	shift 3
+	if ! (cd "$work" && $cc -pg -O"$level" -g -o "$name" "$@") \
 	    > "$work/err" 2>&1; then
-		fail "live-$name" "gcc -pg failed: $(cat "$work/err")"
+		fail "live-$name" "$cc -pg failed: $(cat "$work/err")"
 		return
 	fi
 	rm -f "$work/gmon.out"
 	(cd "$work" && "./$name" > /dev/null)
+	live_compare "live-$name" "$name"
+}
+# live_compare CASE EXE [OPTION]: xprof_show OPTION against gprof OPTION
+# on $work/gmon.out of $work/EXE.
+live_compare() {
 	for o in p q; do
-		gprof -b -$o "$work/$name" "$work/gmon.out" > "$work/g.$o" 2>&1
+		gprof -b -$o ${3:+"$3"} "$work/$2" "$work/gmon.out" \
+		    > "$work/g.$o" 2>&1
 	done
-	"$SHOW" --call-graph -e "$work/$name" "$work/gmon.out" > "$work/s" \
-	    2> "$work/err"
+	"$SHOW" --call-graph ${3:+"$3"} -e "$work/$2" "$work/gmon.out" \
+	    > "$work/s" 2> "$work/err"
 	printf '\f\n' > "$work/ff"
 	cat "$work/g.p" "$work/ff" "$work/g.q" > "$work/g"
 	if cmp -s "$work/s" "$work/g"; then
-		pass "live-$name"
+		pass "$1"
 	else
-		fail "live-$name" "$(diff "$work/g" "$work/s" | head -5)"
+		fail "$1" "$(diff "$work/g" "$work/s" | head -5) $(cat "$work/err")"
+	fi
+}
+# cxx_export EXE: JSON and the exports name functions as the report does:
+# JSON as the text, demangled or with --no-demangle not; the leaves of the
+# folded stacks are the functions of gprof's flat profile with samples,
+# by their demangled names (the name column from byte 55).
+cxx_export() {
+	"$SHOW" --format=json --call-graph -e "$work/$1" "$work/gmon.out" \
+	    > "$work/j" 2> "$work/err"
+	"$SHOW" --format=json --call-graph --no-demangle -e "$work/$1" \
+	    "$work/gmon.out" > "$work/jn" 2>> "$work/err"
+	if grep -q '"name": "geo::detail::ping(long)"' "$work/j" &&
+	    ! grep -q '_ZN3geo6detail4pingEl' "$work/j" &&
+	    grep -q '"name": "_ZN3geo6detail4pingEl"' "$work/jn" &&
+	    ! grep -q 'geo::' "$work/jn"; then
+		pass "json-$1-names"
+	else
+		fail "json-$1-names" "$(cat "$work/err")"
+	fi
+	"$SHOW" --format=folded -e "$work/$1" "$work/gmon.out" 2> "$work/err" |
+	    sed 's/ [0-9]*$//; s/.*;//' | sort -u > "$work/fold"
+	gprof -b -p "$work/$1" "$work/gmon.out" |
+	    awk 'NF >= 4 && $1 ~ /^[0-9.]+$/ && $3 > 0' | cut -c55- |
+	    sort -u > "$work/flat"
+	if [ -s "$work/flat" ] && grep -q '::' "$work/fold" &&
+	    cmp -s "$work/flat" "$work/fold"; then
+		pass "export-$1-names"
+	else
+		fail "export-$1-names" "$(cat "$work/err") $(diff "$work/flat" \
+		    "$work/fold" | head -5)"
 	fi
 }
 if command -v gprof > /dev/null 2>&1; then
 	for level in 0 2; do
-		live callcounts "$SRCDIR/../shared/realdata/src/callcounts.c" \
-		    $level
-		live cycle "$here/cycle.c" $level
-		live inline "$SRCDIR/tests/cpuprof/inline.c" $level
+		live callcounts "$level" "$XP_CC" \
+		    "$SRCDIR/../shared/realdata/src/callcounts.c"
+		live cycle "$level" "$XP_CC" "$here/cycle.c"
+		live inline "$level" "$XP_CC" "$SRCDIR/tests/cpuprof/inline.c"
+		# C++: classes, namespaces, overloads, templates, operators,
+		# an anonymous namespace, a cycle and a static helper in two
+		# files; gprof prints demangled names in the orders of the
+		# mangled ones.
+		live cxxnames "$level" "$XP_CXX" "$here/cxxnames_a.cc" \
+		    "$here/cxxnames_b.cc"
+		if grep -q 'geo::detail::ping(long) <cycle 1>' "$work/s" &&
+		    grep -q '(anonymous namespace)::mix(unsigned int)' "$work/s"
+		then
+			live_compare "live-cxxnames-O$level-no-demangle" \
+			    "cxxnames-O$level" --no-demangle
+			cxx_export "cxxnames-O$level"
+		else
+			fail "live-cxxnames-O$level-no-demangle" \
+			    "no demangled names in the report"
+		fi
 	done
 else
 	fail live "gprof is not installed (binutils)"

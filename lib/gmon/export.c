@@ -1,7 +1,7 @@
 /*
  * gmon/export.c - a gmon.out for the exports (export/xs.h, gmon(5),
  * EXPORTS), from gprof's analysis (report.c): one location per function
- * of gprof's symbol table, named as gprof names it.
+ * of gprof's symbol table, named as gprof names it (demangled).
  *
  * Samples are the histogram's, per function as the flat profile credits
  * them (rounded to whole samples, the largest remainders first, so that
@@ -47,8 +47,9 @@ static size_t fn_loc(gx *g, size_t f)
 	const xp_gmon_fn *fn = &g->a->fns[f];
 
 	if (g->fnloc[f] == SIZE_MAX && g->err == XP_E_OK)
-		g->err = xp_xs_func(g->x, fn->name, fn->file, 0, g->exe,
-		                    &g->fnloc[f]);
+		g->err = xp_xs_func(g->x, fn->demangled != NULL ?
+		                    fn->demangled : fn->name, fn->file, 0,
+		                    g->exe, &g->fnloc[f]);
 	return g->fnloc[f];
 }
 

@@ -19,7 +19,10 @@
  *    calls exclude its recursive ones;
  *  - the call graph: depth-first numbering, cycles glommed as gprof
  *    does, print flags and propagation fractions top down, times bottom
- *    up, then the orders of cg_print.
+ *    up, then the orders of cg_print;
+ *  - names: every order goes by the linker's names (strcmp of mangled
+ *    C++ names), and gprof prints them demangled (print_name_only's
+ *    bfd_demangle), so the analysis keeps both.
  *
  * The module's report entry (xp_gmon_report_new, for xp_prof_report())
  * refuses the options of xp_report_opts that gprof has no use for.
@@ -465,6 +468,8 @@ void xp_gmon_analysis_free(xp_gmon_analysis *a)
 {
 	if (a == NULL)
 		return;
+	for (size_t i = 0; a->fns != NULL && i < a->n_fns; i++)
+		free(a->fns[i].demangled);
 	XP_FREE(a->fns, a->arcs, a->parent_arcs, a->child_arcs, a->cycles,
 	        a->members, a->order, a->flat, a);
 }
@@ -856,11 +861,20 @@ static void fill_flat(const graph *gr, flat_t *fl, xp_gmon_analysis *a)
 	}
 }
 
-/* The functions, with the source file of a static one that counts. */
+/*
+ * The functions, with the source file of a static one that counts and
+ * the demangled name of each that the report names: gprof sorts by the
+ * linker's names and prints demangled ones.
+ */
 static void fill_fns(const graph *gr, xp_sym *sym, xp_gmon_analysis *a)
 {
 	for (size_t i = 0; i < gr->n; i++) {
 		a->fns[i] = gr->s[i].f;
+		if (a->fns[i].ncalls != 0 || a->fns[i].self_calls != 0 ||
+		    a->fns[i].samples != 0 || a->fns[i].n_parents != 0 ||
+		    a->fns[i].n_children != 0)
+			a->fns[i].demangled = xp_sym_demangle(sym,
+			                                      a->fns[i].name);
 		if (a->fns[i].is_static &&
 		    (a->fns[i].ncalls != 0 || a->fns[i].samples != 0)) {
 			const char *file, *func;
