@@ -787,7 +787,7 @@ static int write_manifest_file(run *r, const cmdline *cl)
  * feedback.  Returns the exit status. */
 static int write_foreign(run *r, const cmdline *cl)
 {
-	xp_conv_opts co = { cl->lo.exe };
+	xp_conv_opts co = { .exe = cl->lo.exe };
 	xp_diags *d;
 	xp_fb *res = NULL;
 	xp_err err;
