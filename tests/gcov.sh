@@ -239,5 +239,72 @@ for v in 11 12; do
 	convert "$v" small.c "" "a b c"
 done
 
+# --- live: trees of data files as GCOV_PREFIX writes them ---------------------
+# Two programs of objects in obj/ and obj/sub/, run into trees r1 (lines
+# 5, small) and r2 (lines 9), and in place (lines 5, lines 9 twice,
+# small): r1 + 2 x r2 is the data of the runs in place, file by file; a
+# file in r1 only is r1's; --feedback -e obj gives gcov's counts; a bad
+# file leaves the output unwritten; --accumulate adds into the tree.
+trees() {
+	d=$work/trees
+	o=$d/obj
+	mkdir -p "$o/sub" "$d/r1" "$d/r2" || return
+	cp "$here/lines.c" "$o/sub/" && cp "$here/small.c" "$o/"
+	strip=$(printf '%s' "$o" | tr -cd / | wc -c)
+	if ! (cd "$o" && gcc-12 --coverage -c -o sub/lines.o sub/lines.c &&
+	      gcc-12 --coverage -c -o small.o small.c &&
+	      gcc-12 --coverage -o lines sub/lines.o &&
+	      gcc-12 --coverage -o small small.o &&
+	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./lines 5 &&
+	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./small a &&
+	      GCOV_PREFIX=$d/r2 GCOV_PREFIX_STRIP=$strip ./lines 9 &&
+	      ./lines 5 && ./lines 9 && ./lines 9 && ./small a) \
+	    > "$d/build.out" 2>&1 || [ ! -f "$d/r2/sub/lines.gcda" ]; then
+		fail trees "$(tail -3 "$d/build.out")"
+		return
+	fi
+	if "$MERGE" -o "$d/out" -w "2,$d/r2" "$d/r1" 2> "$d/err" &&
+	    cmp -s "$d/out/sub/lines.gcda" "$o/sub/lines.gcda" &&
+	    cmp -s "$d/out/small.gcda" "$d/r1/small.gcda"; then
+		pass trees-weighted
+	else
+		fail trees-weighted "$(cat "$d/err")"
+	fi
+	(cd "$o" && for f in sub/lines.gcda small.gcda; do
+		gcov_lines "$f" gcov-12; done) | sort > "$d/want"
+	if "$MERGE" --feedback -e "$o" -o "$d/fb" -w "2,$d/r2" "$d/r1" \
+	        2> "$d/err" &&
+	    (cd "$o" && "$TCOV" -q -x "$d/fb" -o /dev/null --lcov "$d/cov.info" \
+	        sub/lines.c small.c) 2>> "$d/err" &&
+	    grep -E '^(DA|FNDA):' "$d/cov.info" | sort | cmp -s "$d/want" -
+	then
+		pass trees-feedback
+	else
+		fail trees-feedback "$(cat "$d/err")"
+	fi
+	cp -R "$d/r2" "$d/bad" && printf 'junk' >> "$d/bad/sub/lines.gcda"
+	"$MERGE" -o "$d/out2" "$d/r1" "$d/bad" 2> "$d/err"
+	st=$?
+	if [ "$st" = 2 ] && [ ! -e "$d/out2" ] &&
+	    grep -q "bad/sub/lines.gcda: " "$d/err"; then
+		pass trees-bad-input
+	else
+		fail trees-bad-input "status $st: $(cat "$d/err")"
+	fi
+	"$MERGE" -a -o "$d/acc" "$d/r1" 2> "$d/err" &&
+	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err" &&
+	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err"
+	if cmp -s "$d/acc/sub/lines.gcda" "$o/sub/lines.gcda"; then
+		pass trees-accumulate
+	else
+		fail trees-accumulate "$(cat "$d/err")"
+	fi
+}
+if command -v gcc-12 > /dev/null && command -v gcov-12 > /dev/null; then
+	trees
+else
+	fail trees "gcc-12 or gcov-12 is missing (build-aux/deps.sh)"
+fi
+
 rm -rf "$work"
 exit $failed
