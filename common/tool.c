@@ -457,7 +457,7 @@ int tool_open_feedback(const char *prog, const char *path,
 	if (err == XP_E_OK && xp_format_module(xp_input_format(in)) == NULL) {
 		err = xp_input_feedback(in, out, d);
 	} else if (err == XP_E_OK) {
-		xp_conv_opts co = { lo != NULL ? lo->exe : NULL };
+		xp_conv_opts co = { .exe = lo != NULL ? lo->exe : NULL };
 
 		err = xp_prof_open_input(in, lo, &p, d);
 		if (err == XP_E_OK)

@@ -775,8 +775,14 @@ xp_err xp_prof_merge(xp_prof **acc, const xp_prof *in, double weight,
 /* Options of the conversion to feedback. */
 typedef struct {
 	/* The executable or shared object to symbolize with (NULL: the
-	 * module uses what the profile names, or addresses as names). */
+	 * module uses what the profile names, or addresses as names); for
+	 * GCC data, where its notes are: the notes file, or the directory
+	 * that holds them (NULL: beside the data, gcov(5)). */
 	const char *exe;
+	/* The path of the object file the result holds, for the formats
+	 * whose page says it comes from the input's name (GCC data: the
+	 * data file's); NULL: the input's name. */
+	const char *name;
 } xp_conv_opts;
 
 /*

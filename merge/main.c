@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "drop.h"
+#include "gcovtree.h"
 #include "jobs.h"
 #include "plan.h"
 #include "tool.h"
@@ -965,7 +966,7 @@ static int write_fb_file(run *r, const cmdline *cl, const xp_fb *fb)
  * feedback.  Returns the exit status. */
 static int write_foreign(run *r, const cmdline *cl, xp_lock **lock)
 {
-	xp_conv_opts co = { cl->lo.exe };
+	xp_conv_opts co = { .exe = cl->lo.exe };
 	xp_diags *d;
 	xp_fb *res = NULL;
 	xp_err err;
@@ -1113,6 +1114,53 @@ static int run_plan(run *r, const cmdline *cl, const char *merge)
 	return status;
 }
 
+/*
+ * Trees of GCC data files (gcovtree.c): when an input is one, every input
+ * must be one.  Returns -1 when the inputs are no trees, otherwise the
+ * exit status.
+ */
+static int merge_trees(const cmdline *cl)
+{
+	size_t n = cl->nweighted + (size_t)(cl->argc - cl->first_op), k = 0;
+	gcovtree_input *in = calloc(n + 1, sizeof *in);
+	gcovtree_opts o = { cl->out, cl->accumulate, cl->to_feedback,
+	                    cl->quiet, cl->lo.exe, cl->mo.scale, cl->pmo,
+	                    in, n };
+	int trees = 0, status = 2;
+
+	if (in == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		return 2;
+	}
+	for (size_t i = 0; i < cl->nweighted; i++)
+		in[k].path = parse_weighted(cl->weighted[i], &in[k].weight), k++;
+	for (int i = cl->first_op; i < cl->argc; i++, k++) {
+		in[k].path = cl->argv[i];
+		in[k].weight = 1;
+	}
+	for (size_t i = 0; i < n && !trees; i++)
+		trees = gcovtree_is_tree(in[i].path);
+	if (!trees) {
+		free(in);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!gcovtree_is_dir(in[i].path)) {
+			fprintf(stderr, "%s: %s: not a directory: the other inputs "
+			        "are trees of GCC data files\n", PROG, in[i].path);
+			goto out;
+		}
+	if (cl->text || cl->plan || cl->fb_only || cl->manifest ||
+	    cl->lo.layout || (cl->lo.exe && !cl->to_feedback))
+		fprintf(stderr, "%s: trees of GCC data files take -a, -q, -w, "
+		        "--mode, --scale, and -e with --feedback only\n", PROG);
+	else
+		status = gcovtree_run(PROG, &o);
+out:
+	free(in);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
@@ -1128,6 +1176,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((status = parse_cmdline(&cl, argc, argv)) >= 0) {
+		free(cl.weighted);
+		return status;
+	}
+	if ((status = merge_trees(&cl)) >= 0) {
 		free(cl.weighted);
 		return status;
 	}

@@ -456,7 +456,7 @@ static int show_foreign(const show_opts *o, xp_input *first,
                         const char *mod0, xp_fb **fb)
 {
 	xp_prof *p = load_foreign(o->files, o->nfiles, o, first, mod0);
-	xp_conv_opts co = { o->exe };
+	xp_conv_opts co = { .exe = o->exe };
 	xp_diags *d;
 	xp_err err;
 

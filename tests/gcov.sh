@@ -14,7 +14,12 @@
 #    gcov-tool merge of that release gives; weights act as repeated
 #    inputs; gcc -fprofile-use -Werror=coverage-mismatch builds with the
 #    weighted sum without a word, and refuses the data of another
-#    version of the source (so that the check can fail).
+#    version of the source (so that the check can fail);
+#  - live, for each of those releases: programs built with --coverage and
+#    run with different inputs (tests/gcov/lines.c: loops on one line,
+#    branches, a switch, a goto, a function never called), converted to
+#    feedback by xprof_merge --feedback, give in xprof_tcov's lcov export
+#    the line and function counts of gcov -j on the same data.
 #
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
@@ -66,6 +71,40 @@ if [ "$st" = 2 ] && [ ! -e "$work/x.gcda" ] &&
 	pass merge-notes-refused
 else
 	fail merge-notes-refused "status $st: $(cat "$work/err")"
+fi
+
+# Conversion to feedback: data without its notes, or with the notes of
+# another compilation, is refused, and nothing is written.
+cp "$here/small12.gcda" "$work/alone.gcda"
+"$MERGE" --feedback -o "$work/x.fb" "$work/alone.gcda" 2> "$work/err"
+st=$?
+if [ "$st" = 2 ] && [ ! -e "$work/x.fb" ] &&
+    grep -q "alone.gcno: .*No such file" "$work/err"; then
+	pass convert-notes-missing
+else
+	fail convert-notes-missing "status $st: $(cat "$work/err")"
+fi
+"$MERGE" --feedback -e "$here/small11.gcno" -o "$work/x.fb" \
+    "$here/small12.gcda" 2> "$work/err"
+st=$?
+if [ "$st" = 2 ] && [ ! -e "$work/x.fb" ] &&
+    grep -q 'small12.gcda: stamp .*not the same compilation' "$work/err"
+then
+	pass convert-other-notes-refused
+else
+	fail convert-other-notes-refused "status $st: $(cat "$work/err")"
+fi
+# Notes alone: every count zero; notes with data beside them: its counts.
+cp "$here/small12.gcno" "$work/solo.gcno"
+cp "$here/small12.gcno" "$work/alone.gcno"
+"$SHOW" "$work/solo.gcno" > "$work/solo.out" 2> "$work/err"
+"$SHOW" "$work/alone.gcno" > "$work/alone.out" 2>> "$work/err"
+if grep -q '^procedures: 2$' "$work/solo.out" &&
+    grep -q '^sum of counts: 0$' "$work/solo.out" &&
+    grep -q '^sum of counts: [1-9]' "$work/alone.out"; then
+	pass convert-notes-alone
+else
+	fail convert-notes-alone "$(cat "$work/err" "$work/solo.out")"
 fi
 
 # --- live: merges against gcov-tool, and gcc -fprofile-use -------------------
@@ -136,10 +175,136 @@ live() {
 	fi
 }
 
+# --- live: conversion to feedback against gcov -j -----------------------------
+# gcov's JSON (gcov -j -t) of data file $1 as lcov lines: per function
+# FNDA:count,name, per line DA:line,count; sorted.
+gcov_lines() {
+	"$2" -j -t "$1" 2> /dev/null | jq -r '.files[] |
+	    (.functions[] | "FNDA:\(.execution_count),\(.name)"),
+	    (.lines[] | "DA:\(.line_number),\(.count)")' | sort
+}
+
+# Builds tests/gcov/$2 with gcc-$1 --coverage, runs it with each of the
+# other arguments as its command line, and compares the line and
+# function counts of xprof_tcov on the data converted by xprof_merge
+# --feedback with gcov's; also with the data of the runs merged by
+# xprof_merge, and with the notes given by -e (a directory).
+convert() {
+	v=$1 src=$2
+	d=$work/conv-$v-${src%.c}
+	shift 2
+	mkdir -p "$d/obj" "$d/run" || return
+	cp "$here/$src" "$d/obj/" &&
+	(cd "$d/obj" && gcc-$v --coverage -O0 -o prog "$src") \
+	    > "$d/build.err" 2>&1
+	for args in "$@"; do
+		# shellcheck disable=SC2086
+		(cd "$d/obj" && ./prog $args &&
+		 GCOV_PREFIX=$d/run GCOV_PREFIX_STRIP=99 ./prog $args) \
+		    > /dev/null 2>&1
+	done
+	gcda=$(cd "$d/obj" 2>/dev/null && ls ./*.gcda 2>/dev/null)
+	gcda=${gcda#./}
+	if [ -z "$gcda" ]; then
+		fail "convert-$v-$src" "no data: $(cat "$d/build.err")"
+		return
+	fi
+	(cd "$d/obj" && gcov_lines "$gcda" "gcov-$v") > "$d/want"
+	if (cd "$d/obj" && "$MERGE" --feedback -o fb "$gcda" &&
+	    "$TCOV" -q -x fb -o /dev/null --lcov cov.info "$src") \
+	        2> "$d/err" &&
+	    grep -E '^(DA|FNDA):' "$d/obj/cov.info" | sort > "$d/got" &&
+	    [ -s "$d/want" ] && cmp -s "$d/want" "$d/got"; then
+		pass "convert-$v-$src"
+	else
+		fail "convert-$v-$src" "$(cat "$d/err"; diff "$d/want" \
+		    "$d/got" | head -5)"
+	fi
+	# The runs' data merged elsewhere, the notes named by -e.
+	if (cd "$d/obj" && "$MERGE" --feedback -e . -o fb2 "$d/run/$gcda" &&
+	    "$TCOV" -q -x fb2 -o /dev/null --lcov cov2.info "$src") \
+	        2> "$d/err" &&
+	    grep -E '^(DA|FNDA):' "$d/obj/cov2.info" | sort |
+	    cmp -s "$d/want" -; then
+		pass "convert-$v-$src-notes-by-e"
+	else
+		fail "convert-$v-$src-notes-by-e" "$(cat "$d/err")"
+	fi
+}
+
 for v in 11 12; do
 	live coverage "$v"
 	live pgo "$v"
+	convert "$v" lines.c "" "12" "0 a b" "-4 x y z w v"
+	convert "$v" small.c "" "a b c"
 done
+
+# --- live: trees of data files as GCOV_PREFIX writes them ---------------------
+# Two programs of objects in obj/ and obj/sub/, run into trees r1 (lines
+# 5, small) and r2 (lines 9), and in place (lines 5, lines 9 twice,
+# small): r1 + 2 x r2 is the data of the runs in place, file by file; a
+# file in r1 only is r1's; --feedback -e obj gives gcov's counts; a bad
+# file leaves the output unwritten; --accumulate adds into the tree.
+trees() {
+	d=$work/trees
+	o=$d/obj
+	mkdir -p "$o/sub" "$d/r1" "$d/r2" || return
+	cp "$here/lines.c" "$o/sub/" && cp "$here/small.c" "$o/"
+	strip=$(printf '%s' "$o" | tr -cd / | wc -c)
+	if ! (cd "$o" && gcc-12 --coverage -c -o sub/lines.o sub/lines.c &&
+	      gcc-12 --coverage -c -o small.o small.c &&
+	      gcc-12 --coverage -o lines sub/lines.o &&
+	      gcc-12 --coverage -o small small.o &&
+	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./lines 5 &&
+	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./small a &&
+	      GCOV_PREFIX=$d/r2 GCOV_PREFIX_STRIP=$strip ./lines 9 &&
+	      ./lines 5 && ./lines 9 && ./lines 9 && ./small a) \
+	    > "$d/build.out" 2>&1 || [ ! -f "$d/r2/sub/lines.gcda" ]; then
+		fail trees "$(tail -3 "$d/build.out")"
+		return
+	fi
+	if "$MERGE" -o "$d/out" -w "2,$d/r2" "$d/r1" 2> "$d/err" &&
+	    cmp -s "$d/out/sub/lines.gcda" "$o/sub/lines.gcda" &&
+	    cmp -s "$d/out/small.gcda" "$d/r1/small.gcda"; then
+		pass trees-weighted
+	else
+		fail trees-weighted "$(cat "$d/err")"
+	fi
+	(cd "$o" && for f in sub/lines.gcda small.gcda; do
+		gcov_lines "$f" gcov-12; done) | sort > "$d/want"
+	if "$MERGE" --feedback -e "$o" -o "$d/fb" -w "2,$d/r2" "$d/r1" \
+	        2> "$d/err" &&
+	    (cd "$o" && "$TCOV" -q -x "$d/fb" -o /dev/null --lcov "$d/cov.info" \
+	        sub/lines.c small.c) 2>> "$d/err" &&
+	    grep -E '^(DA|FNDA):' "$d/cov.info" | sort | cmp -s "$d/want" -
+	then
+		pass trees-feedback
+	else
+		fail trees-feedback "$(cat "$d/err")"
+	fi
+	cp -R "$d/r2" "$d/bad" && printf 'junk' >> "$d/bad/sub/lines.gcda"
+	"$MERGE" -o "$d/out2" "$d/r1" "$d/bad" 2> "$d/err"
+	st=$?
+	if [ "$st" = 2 ] && [ ! -e "$d/out2" ] &&
+	    grep -q "bad/sub/lines.gcda: " "$d/err"; then
+		pass trees-bad-input
+	else
+		fail trees-bad-input "status $st: $(cat "$d/err")"
+	fi
+	"$MERGE" -a -o "$d/acc" "$d/r1" 2> "$d/err" &&
+	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err" &&
+	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err"
+	if cmp -s "$d/acc/sub/lines.gcda" "$o/sub/lines.gcda"; then
+		pass trees-accumulate
+	else
+		fail trees-accumulate "$(cat "$d/err")"
+	fi
+}
+if command -v gcc-12 > /dev/null && command -v gcov-12 > /dev/null; then
+	trees
+else
+	fail trees "gcc-12 or gcov-12 is missing (build-aux/deps.sh)"
+fi
 
 rm -rf "$work"
 exit $failed

@@ -115,7 +115,7 @@ xp_err xp_dcpi_report_new(const void *mv, const xp_report_opts *o,
                               const void **model, xp_diags *d)
 {
 	const xp_dcpi *m = mv;
-	xp_conv_opts co = { o->exe };
+	xp_conv_opts co = { .exe = o->exe };
 	xp_dcpi_report *r;
 	const char *v;
 	size_t vn;

@@ -100,4 +100,79 @@ xp_err xp_gcov_report_new(const void *m, const xp_report_opts *o,
                           const void **model, xp_diags *d);
 void xp_gcov_report_free(void *handle);
 
+/*
+ * The flow graphs of a notes file with the counts of a data file, solved,
+ * and gcov's line counts (graph.c).
+ */
+typedef struct {
+	uint32_t src, dst, flags;
+	uint32_t counter;      /* 1.. in counter order; 0: on the tree */
+	size_t order;          /* its place in the notes */
+	int64_t count, cs;     /* cs: what the search for loops leaves */
+	int valid;
+} xp_gcov_garc;
+
+typedef struct {
+	int64_t count;
+	int valid;
+	int64_t nsucc, npred;  /* arcs not yet known */
+	size_t succ0, nsuccs;  /* its arcs out: succ[succ0 ..], by dest */
+	size_t pred0, npreds;  /* its arcs in: pred[pred0 ..], notes order */
+} xp_gcov_gblk;
+
+/* A block location: lines store[first .. + n) (sorted) of source src. */
+typedef struct {
+	uint32_t block;
+	size_t src, first, n;
+} xp_gcov_loc;
+
+typedef struct {
+	const xp_gcov_fn *fn;  /* its FUNCTION note */
+	size_t src;            /* its source file */
+	uint32_t nb;
+	xp_gcov_gblk *blk;
+	xp_gcov_garc *arc;     /* by source block, then notes order */
+	size_t na, nctr;
+	size_t *succ, *pred;
+	xp_gcov_loc *loc;      /* by block */
+	size_t n_loc, cap_loc;
+	int lines;             /* gcov reports its lines */
+	uint32_t blocks_executed;
+} xp_gcov_gfn;
+
+typedef struct {
+	uint32_t fn, blk;
+} xp_gcov_bref;
+
+typedef struct {
+	int64_t count;
+	int exists;
+	uint32_t owner;        /* 1 + the first function with the line */
+	xp_gcov_bref *blocks;  /* the blocks listed on it */
+	size_t n_blocks, cap;
+} xp_gcov_line;
+
+typedef struct {
+	const char *name;
+	xp_gcov_line *lines;   /* by line number */
+	size_t n_lines;
+} xp_gcov_src;
+
+typedef struct {
+	const xp_gcov *notes, *data;  /* data: NULL when there is none */
+	xp_gcov_gfn *fns;
+	size_t n_fns;
+	xp_gcov_src *srcs;
+	size_t n_srcs, cap_srcs;
+	uint32_t *store;       /* the lines of the locations */
+} xp_gcov_graph;
+
+/* The graphs of notes with the counts of data (NULL: none, all counts
+ * zero), solved, with the line counts; nname and dname name the files in
+ * diagnostics.  XP_E_INVAL for data whose functions are not the notes'. */
+xp_err xp_gcov_graph_new(const xp_gcov *notes, const xp_gcov *data,
+                         const char *nname, const char *dname,
+                         xp_gcov_graph **out, xp_diags *d);
+void xp_gcov_graph_free(xp_gcov_graph *gr);
+
 #endif

@@ -372,6 +372,15 @@ xp_err xp_gcov_merge(void **accp, const void *inp, double weight,
 	m.nw->stamp = in->stamp;
 	m.nw->checksum = acc ? acc->checksum : in->checksum;
 	m.nw->end = acc ? acc->end : in->end;
+	/* The sum goes by the first input's name (gcov(5), CONVERSION TO
+	 * FEEDBACK: where its notes are). */
+	if ((acc ? acc->path : in->path) != NULL &&
+	    (m.nw->path = xp_gcov_strdup(m.nw, acc ? acc->path : in->path,
+	                                 strlen(acc ? acc->path : in->path)))
+	    == NULL) {
+		xp_gcov_free(m.nw);
+		return XP_E_NOMEM;
+	}
 	if ((err = merge_records(&m)) != XP_E_OK) {
 		xp_gcov_free(m.nw);
 		return err;

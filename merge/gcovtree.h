@@ -1,0 +1,35 @@
+/*
+ * gcovtree.h - xprof_merge over trees of GCC data files, as runs with
+ * GCOV_PREFIX write them (gcov(5), MERGING TREES).
+ */
+#ifndef XPROF_MERGE_GCOVTREE_H
+#define XPROF_MERGE_GCOVTREE_H
+
+#include "xprof.h"
+
+typedef struct {
+	const char *path;
+	double weight;
+} gcovtree_input;
+
+typedef struct {
+	const char *out;          /* the output tree, or with feedback a
+	                             profile directory */
+	int accumulate, feedback, quiet;
+	const char *notes;        /* -e: the object directory, or NULL */
+	double scale;
+	xp_prof_merge_opts pmo;
+	const gcovtree_input *in;
+	size_t n_in;
+} gcovtree_opts;
+
+int gcovtree_is_dir(const char *path);
+/* Whether path is a run tree: a directory that holds no feedback
+ * database and holds a .gcda file somewhere below it. */
+int gcovtree_is_tree(const char *path);
+
+/* Merges the trees; returns the exit status, having printed what went
+ * wrong. */
+int gcovtree_run(const char *prog, const gcovtree_opts *o);
+
+#endif
