@@ -19,7 +19,10 @@
 . "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
 
 work=$(mktemp -d "$TMPDIR/export.XXXXXX") || exit 2
-real=$(cd "$SRCDIR/../shared/realdata" 2>/dev/null && pwd)
+# Without links (pwd -P): google-pprof takes the executable's mapping for
+# the program only when its path is the program's absolute path with
+# every link resolved (Cwd::abs_path), and ../shared may be a link.
+real=$(cd "$SRCDIR/../shared/realdata" 2>/dev/null && pwd -P)
 cd "$work" || exit 2
 
 # same NAME A B [WHY]: a case that passes when files A and B are equal.
