@@ -326,7 +326,8 @@ int gcovtree_run(const char *prog, const gcovtree_opts *o)
 		xp_profdir_unlock_failed(lock);
 	else
 		xp_profdir_unlock(lock);
-	for (size_t k = 0; k < t.n_rel; k++)
+	/* A merge that stopped part way has a sum at n_rel too. */
+	for (size_t k = 0; t.sum != NULL && k <= t.l.n; k++)
 		xp_prof_free(t.sum[k]);
 	for (size_t i = 0; i < t.l.n; i++)
 		free(t.l.v[i].rel);

@@ -235,11 +235,12 @@ static xp_err read_feedback(xp_input *in, const xp_fb *const *like,
 
 void xp_fb_totals(const xp_fb *fb, uint64_t tot[4])
 {
-	const unsigned char *c = fb->tab[XP_T_COUNTERS] + XP_CN_VALUE;
 	uint64_t sum = 0;
 
-	for (uint32_t i = 0; i < fb->n[XP_T_COUNTERS]; i++, c += XP_RS_COUNTER) {
-		uint64_t v = xp_get_le64(c);
+	/* A profile without counters may have no table at all. */
+	for (uint32_t i = 0; i < fb->n[XP_T_COUNTERS]; i++) {
+		uint64_t v = xp_get_le64(fb->tab[XP_T_COUNTERS] +
+		                         (size_t)i * XP_RS_COUNTER + XP_CN_VALUE);
 		sum = sum + v < sum ? UINT64_MAX : sum + v;
 	}
 	tot[0] = fb->n[XP_T_OBJFILES];
