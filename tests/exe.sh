@@ -158,9 +158,11 @@ else
 	else
 		fail exe-cpuprof-offsets-moved "$(head -3 err) $(sed -n 3,8p out)"
 	fi
+	# Two runs share the program's procedures, named by offset (a sample
+	# may land in a library that the other run has none in).
 	"$DIFF" run1.prof run2.prof > out 2> err
 	if [ $? -le 1 ] && ! [ -s err ] &&
-	    grep -q "^object files: [1-9][0-9]* in both, 0 only in A, 0 only in B" out &&
+	    grep -q "^object files: [1-9][0-9]* in both," out &&
 	    grep -Eq "^procedures: [1-9][0-9]* in both" out &&
 	    grep -q " fibprog+0x[0-9a-f]*\$" out &&
 	    ! grep -Eq "\[unknown\]| [0-9a-f]{12,}\$" out; then
