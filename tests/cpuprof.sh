@@ -526,7 +526,8 @@ fi
 flat=$(awk '$6 == "fib" { print $1 }' ours.txt)
 if "$MERGE" --feedback -e ./fibprog -o fb.profile run1.prof run2.prof \
     2>err && "$BTOA" fb.profile fb.text 2>>err &&
-    awk -v f="$flat" '/^PROC: fib / { p = 1; next } p && /^1 / { print $2; exit }' \
+    awk '/^PROC: / { if (p) exit; p = $2 == "fib"; next }
+	p && /^[0-9]+ [0-9]+$/ { s += $2 } END { print s + 0 }' \
     fb.text | grep -qx "$flat" && grep -q '^SRCFILE: .*fib\.c' fb.text; then
 	pass cpuprof-feedback
 else
