@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 	char *objpath = NULL, *defout = NULL;
 	const char *dir, *out;
 	int c, type_given = 0, status = 2;
-	xp_load_opts lo = { NULL, NULL };
+	xp_load_opts lo = { 0 };
 	xp_format foreign = XP_FMT_UNKNOWN;
 	xp_diags *d = NULL;
 	xp_fb *fb = NULL;

@@ -699,7 +699,7 @@ int main(int argc, char **argv)
 	};
 	report r;
 	int c, silent = 0, json = 0, status = 2;
-	xp_load_opts lo = { NULL, NULL };
+	xp_load_opts lo = { 0 };
 	xp_fb *a = NULL, *b = NULL;
 	xp_cmp *cmp = NULL;
 	xp_err err;

@@ -715,6 +715,9 @@ typedef struct {
 	/* A layout forced by the user, in the module's own syntax (see its
 	 * man page), or NULL to detect it. */
 	const char *layout;
+	/* exe's symbols when the caller opened them once for many
+	 * profiles (xp_sym_open), or NULL: the comparison opens exe. */
+	const struct xp_sym *exe_sym;
 } xp_load_opts;
 
 /* Opens a file of any foreign format, binary or text, recognised from

@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1161,10 +1162,22 @@ out:
 	return status;
 }
 
+/* The CPUs this process may run on (taskset, cpusets), else the online
+ * ones: the default of -j. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int main(int argc, char **argv)
 {
+	xp_sym *exe_sym = NULL;
 	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = usable_cpus();
 	run r = { 0 };
 	xp_diags *d = NULL;
 	xp_lock *lock = NULL;
@@ -1205,6 +1218,14 @@ int main(int argc, char **argv)
 	r.m = xp_merger_new(&cl.mo);
 	r.man = xp_manifest_new(PROG, XP_VERSION_STRING);
 	d = xp_diags_new(MAX_DIAGS);
+	/* The executable's symbols once for every input compared with it;
+	 * when they cannot be read, each input says so as it opens. */
+	if (cl.lo.exe) {
+		xp_diags *sd = xp_diags_new(MAX_DIAGS);
+		if (sd && xp_sym_open(cl.lo.exe, &exe_sym, sd) == XP_E_OK)
+			cl.lo.exe_sym = exe_sym;
+		xp_diags_free(sd);
+	}
 	if (!r.m || !r.man || !d)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 	else if (finish_jobs(&r, add_inputs(&r, &cl) == 0) == 0 && !r.lost &&
@@ -1219,6 +1240,7 @@ int main(int argc, char **argv)
 		xp_profdir_unlock(lock);
 	xp_merger_free(r.m);
 	xp_manifest_free(r.man);
+	xp_sym_free(exe_sym);
 	xp_diags_free(d);
 	free(cl.weighted);
 	free(r.objfile);

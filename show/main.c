@@ -400,7 +400,7 @@ fail:
 static xp_prof *load_foreign(char **files, int nfiles, const show_opts *o,
                              xp_input *first, const char *mod0)
 {
-	xp_load_opts lo = { o->exe, o->layout };
+	xp_load_opts lo = { .exe = o->exe, .layout = o->layout };
 	xp_prof *acc = NULL;
 
 	for (int i = 0; i < nfiles; i++) {

@@ -223,13 +223,16 @@ const char *xp_exe_build_id(const xp_sym *s, char *buf, size_t size)
 }
 
 xp_err xp_prof_check_exe(const xp_module *mod, const void *model,
-                         const char *exe, const char *name, xp_diags *d)
+                         const char *exe, const xp_sym *pre,
+                         const char *name, xp_diags *d)
 {
 	xp_sym *s = NULL;
 	xp_err err;
 
 	if (exe == NULL || mod->check_exe == NULL)
 		return XP_E_OK;
+	if (pre != NULL)
+		return mod->check_exe(model, pre, exe, name, d);
 	if ((err = xp_sym_open(exe, &s, d)) != XP_E_OK)
 		return err;
 	err = mod->check_exe(model, s, exe, name, d);

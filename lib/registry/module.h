@@ -195,9 +195,11 @@ xp_err xp_exe_verdict(xp_exe_tally *t, const char *exe, const char *name,
                       const char *what, xp_diags *d);
 /* "build id 3f...", or "no build id", into buf; returns buf. */
 const char *xp_exe_build_id(const xp_sym *s, char *buf, size_t size);
-/* Opens exe and runs mod's check_exe on model (opened as name). */
+/* Runs mod's check_exe on model (opened as name) with exe's symbols:
+ * pre, or opened from exe when pre is NULL. */
 xp_err xp_prof_check_exe(const xp_module *mod, const void *model,
-                         const char *exe, const char *name, xp_diags *d);
+                         const char *exe, const xp_sym *pre,
+                         const char *name, xp_diags *d);
 
 /* An opened path (open.c). */
 typedef enum {

@@ -49,7 +49,7 @@ static xp_err check_exe(xp_prof **out, const char *name,
                         const xp_load_opts *o, xp_diags *d)
 {
 	xp_err err = xp_prof_check_exe((*out)->mod, (*out)->model, o->exe,
-	                               name, d);
+	                               o->exe_sym, name, d);
 
 	if (err != XP_E_OK) {
 		xp_prof_free(*out);
