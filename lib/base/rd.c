@@ -133,3 +133,11 @@ int xp_parse_u64(const char *s, size_t n, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int xp_text_keyword(const unsigned char *head, size_t len, const char *kw)
+{
+	size_t kl = strlen(kw);
+
+	return len > kl && memcmp(head, kw, kl) == 0 &&
+	       (head[kl] == ' ' || head[kl] == '\n' || head[kl] == '\r');
+}

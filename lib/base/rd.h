@@ -118,6 +118,10 @@ typedef struct {
 	xp_diags *d;
 } xp_lines;
 
+/* Whether head (len bytes) opens with the word kw, then a space or the
+ * end of the line: how a module's text form is recognised. */
+int xp_text_keyword(const unsigned char *head, size_t len, const char *kw);
+
 void xp_lines_init(xp_lines *l, const void *buf, size_t len,
                    const char *name, xp_diags *d);
 /* Moves to the next line ("\n" ends a line; the last may lack one; a

@@ -45,10 +45,7 @@ static const char keyword[] = "GCOV-TEXT";
 
 int xp_gcov_detect_text(const unsigned char *head, size_t len)
 {
-	size_t kl = sizeof keyword - 1;
-
-	return len > kl && memcmp(head, keyword, kl) == 0 &&
-	       (head[kl] == ' ' || head[kl] == '\n' || head[kl] == '\r');
+	return xp_text_keyword(head, len, keyword);
 }
 
 /* ------------------------------------------------------------------ */

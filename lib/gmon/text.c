@@ -27,10 +27,7 @@ static const char keyword[] = "GMON-TEXT";
 
 int xp_gmon_detect_text(const unsigned char *head, size_t len)
 {
-	size_t kl = sizeof keyword - 1;
-
-	return len > kl && memcmp(head, keyword, kl) == 0 &&
-	       (head[kl] == ' ' || head[kl] == '\n' || head[kl] == '\r');
+	return xp_text_keyword(head, len, keyword);
 }
 
 /* ------------------------------------------------------------------ */

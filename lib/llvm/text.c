@@ -13,10 +13,7 @@
 
 int xp_llvm_detect_text(const unsigned char *head, size_t len)
 {
-	size_t kl = sizeof XP_LLVM_TEXT_KEYWORD - 1;
-
-	return len > kl && memcmp(head, XP_LLVM_TEXT_KEYWORD, kl) == 0 &&
-	       (head[kl] == ' ' || head[kl] == '\n' || head[kl] == '\r');
+	return xp_text_keyword(head, len, XP_LLVM_TEXT_KEYWORD);
 }
 
 xp_err xp_llvm_read_text(const unsigned char *buf, size_t len,
