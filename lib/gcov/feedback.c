@@ -357,20 +357,3 @@ done:
 	free(path);
 	return err;
 }
-
-xp_err xp_gcov_report_new(const void *m, const xp_report_opts *o,
-                          const char *name, void **handle,
-                          const void **model, xp_diags *d)
-{
-	(void)m;
-	(void)o;
-	*handle = NULL;
-	*model = NULL;
-	return xp_diag_file(d, XP_E_INVAL, name, "a GCC coverage file has no "
-	                    "report yet");
-}
-
-void xp_gcov_report_free(void *handle)
-{
-	(void)handle;
-}

@@ -94,12 +94,6 @@ xp_err xp_gcov_merge(void **acc, const void *in, double weight,
 xp_err xp_gcov_to_feedback(const void *m, const xp_conv_opts *o,
                            xp_fb **out, xp_diags *d);
 
-/* The report entry: none yet (feedback.c). */
-xp_err xp_gcov_report_new(const void *m, const xp_report_opts *o,
-                          const char *name, void **handle,
-                          const void **model, xp_diags *d);
-void xp_gcov_report_free(void *handle);
-
 /*
  * The flow graphs of a notes file with the counts of a data file, solved,
  * and gcov's line counts (graph.c).

@@ -702,7 +702,12 @@ static void xp_gcov_free_model(void *m)
 
 const xp_module xp_module_gcov = {
 	XP_MODULE_NAMES("gcov", GCOV, "a.gcda", "GCC coverage file", "a"),
-	XP_MODULE_ENTRIES(xp_gcov),
-	.report_takes = 0,
-	.report_of = "gcov's report of a coverage file",
+	/* No report of gcov's own: xprof_show summarizes the conversion to
+	 * feedback, as for every module without one. */
+	.detect = xp_gcov_detect, .detect_text = xp_gcov_detect_text,
+	.read = xp_gcov_read, .read_text = xp_gcov_read_text,
+	.write = xp_gcov_write, .write_text = xp_gcov_write_text,
+	.merge = xp_gcov_merge, .to_feedback = xp_gcov_to_feedback,
+	.export = xp_gcov_export, .totals = xp_gcov_totals,
+	.free = xp_gcov_free_model,
 };
