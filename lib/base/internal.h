@@ -81,6 +81,12 @@ void xp_buf_free(xp_buf *b);
  */
 xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz);
 
+/* a + b, or UINT64_MAX when the sum does not fit. */
+static inline uint64_t xp_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Scrambles a 64-bit key for a hash table (MurmurHash3's finalizer). */
 static inline uint64_t xp_mix64(uint64_t x)
 {

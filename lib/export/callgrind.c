@@ -198,9 +198,9 @@ static void sum_run(const xp_xs *x, const cost *c, size_t n, cost *out)
 		if (c[i].callee != SIZE_MAX && x->narc == 0 &&
 		    c[i].sample == c[i - 1].sample)
 			continue;
-		out->calls = xp_xs_sat_add(out->calls, c[i].calls);
+		out->calls = xp_sat_add(out->calls, c[i].calls);
 		for (unsigned k = 0; k < x->nv; k++)
-			out->v[k] = xp_xs_sat_add(out->v[k], c[i].v[k]);
+			out->v[k] = xp_sat_add(out->v[k], c[i].v[k]);
 	}
 }
 

@@ -97,7 +97,7 @@ xp_err xp_xs_folded(const xp_xs *x, const char *name, xp_wbuf *w,
 	xp_qsort(st, x->ns, sizeof *st, by_stack);
 	for (size_t i = 0; i < x->ns; i++) {
 		if (n > 0 && by_stack(&st[n - 1], &st[i]) == 0)
-			st[n - 1].v = xp_xs_sat_add(st[n - 1].v, st[i].v);
+			st[n - 1].v = xp_sat_add(st[n - 1].v, st[i].v);
 		else
 			st[n++] = st[i];
 	}

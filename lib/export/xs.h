@@ -114,11 +114,6 @@ static inline const char *xp_xs_s(const xp_xs *x, uint32_t id)
 	return id == XP_XS_NONE ? NULL : xp_strpool_str(&x->sp, id);
 }
 
-static inline uint64_t xp_xs_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* Rounds the n non-negative shares in w to integers that sum to the
  * rounded sum of all (largest remainders first, ties to the lower
  * index), into out. */

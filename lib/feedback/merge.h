@@ -439,11 +439,6 @@ static inline void add_count(xp_merger *m, uint64_t *a, uint64_t v, int plain)
 		add_value(m, a, v, 0);
 }
 
-static inline uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? U64MAX : a + b;
-}
-
 /* How many stats the kinds bits ask for. */
 static inline unsigned nstats(unsigned kinds)
 {

@@ -323,13 +323,13 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 			for (uint32_t k = 0; k < p->ncnt; k++) {
 				if (p->cval[k] > max)
 					max = p->cval[k];
-				sum = sat_add(sum, p->cval[k]);
+				sum = xp_sat_add(sum, p->cval[k]);
 			}
 			p->max = max;
 			p->sum = sum;
 			if (max > o->max)
 				o->max = max;
-			o->sum = sat_add(o->sum, sum);
+			o->sum = xp_sat_add(o->sum, sum);
 		}
 	}
 	return XP_E_OK;

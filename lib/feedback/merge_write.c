@@ -284,7 +284,7 @@ static void put_program_table(out *o, const result *R, xp_table t)
 					continue;
 				if (m->of[ofi].max > max)
 					max = m->of[ofi].max;
-				sum = sat_add(sum, m->of[ofi].sum);
+				sum = xp_sat_add(sum, m->of[ofi].sum);
 			}
 			put_stats(o, g->stats, max, sum);
 		} else if (t == XP_T_OBJREFS) {

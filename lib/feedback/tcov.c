@@ -218,7 +218,7 @@ static xp_err solve_counts(const xp_fb *fb, const xp_proc *p,
 					continue;
 				for (uint32_t k = lo; k < hi; k++) {
 					if (ek[v[k]])
-						sum = sat_add(sum, ec[v[k]]);
+						sum = xp_sat_add(sum, ec[v[k]]);
 					else {
 						unknown++;
 						which = v[k];
@@ -498,7 +498,7 @@ static void put_blocks(xp_tcov *c, const uint32_t *names, const fblock *fb,
 		blocks[i].count = fb[i].count;
 		if (fb[i].count > 0)
 			f->n_blocks_hit++;
-		f->sum = sat_add(f->sum, fb[i].count);
+		f->sum = xp_sat_add(f->sum, fb[i].count);
 	}
 	*nb_at += nb;
 }
@@ -605,7 +605,7 @@ static void put_funcs(xp_tcov *c, const uint32_t *names, const fblock *fb,
 		if (nf > 0 && ff[nf - 1].proc == acc.proc) {
 			if (acc.line < ff[nf - 1].line)
 				ff[nf - 1].line = acc.line;
-			ff[nf - 1].count = sat_add(ff[nf - 1].count, acc.count);
+			ff[nf - 1].count = xp_sat_add(ff[nf - 1].count, acc.count);
 		} else {
 			ff[nf++] = acc;
 		}
@@ -690,8 +690,8 @@ static xp_err put_branches(xp_tcov *c, braw *v, size_t n,
 		if (f->n_branches > 0 && p->line == v[i].line &&
 		    p->proc == v[i].proc && p->block == v[i].block &&
 		    p->edge == v[i].edge) {
-			br[-1].count = sat_add(br[-1].count, v[i].count);
-			br[-1].block_count = sat_add(br[-1].block_count,
+			br[-1].count = xp_sat_add(br[-1].count, v[i].count);
+			br[-1].block_count = xp_sat_add(br[-1].block_count,
 			                             v[i].bcount);
 			continue;
 		}

@@ -22,11 +22,6 @@ struct xp_tcov {
 	xp_tcov_branch *branches;
 };
 
-static inline uint64_t xp_tcov_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* Locations by line, column, then block. */
 static inline int xp_tcov_cmp_loc(const void *a, const void *b)
 {

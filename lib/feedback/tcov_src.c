@@ -162,7 +162,7 @@ static void count_blocks(xp_tcov_src *s)
 		s->nb++;
 		if (f->blocks[i].count > 0)
 			s->nbh++;
-		s->sum = xp_tcov_sat_add(s->sum, f->blocks[i].count);
+		s->sum = xp_sat_add(s->sum, f->blocks[i].count);
 	}
 }
 

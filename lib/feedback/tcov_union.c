@@ -112,7 +112,7 @@ static xp_err union_blocks(ustate *st, const member *m, size_t nm,
 		if (out->n_blocks > 0 &&
 		    cmp_block(&blocks[out->n_blocks - 1], &t[i].b) == 0) {
 			xp_tcov_block *last = &blocks[out->n_blocks - 1];
-			last->count = xp_tcov_sat_add(last->count, t[i].b.count);
+			last->count = xp_sat_add(last->count, t[i].b.count);
 		} else {
 			blocks[out->n_blocks++] = t[i].b;
 		}
@@ -120,7 +120,7 @@ static xp_err union_blocks(ustate *st, const member *m, size_t nm,
 	}
 	for (size_t i = 0; i < out->n_blocks; i++) {
 		out->n_blocks_hit += blocks[i].count > 0;
-		out->sum = xp_tcov_sat_add(out->sum, blocks[i].count);
+		out->sum = xp_sat_add(out->sum, blocks[i].count);
 	}
 	st->nb_at += out->n_blocks;
 	free(t);
@@ -173,8 +173,8 @@ static void union_lines(ustate *st, const member *m, size_t nm,
 	for (size_t i = 0; i < n; i++) {
 		xp_tcov_line *last = out->n_lines ? &lines[out->n_lines - 1] : NULL;
 		if (last && last->line == lines[i].line) {
-			last->count = xp_tcov_sat_add(last->count, lines[i].count);
-			last->max = xp_tcov_sat_add(last->max, lines[i].max);
+			last->count = xp_sat_add(last->count, lines[i].count);
+			last->max = xp_sat_add(last->max, lines[i].max);
 		} else {
 			lines[out->n_lines++] = lines[i];
 		}
@@ -230,7 +230,7 @@ static void union_funcs(ustate *st, const member *m, size_t nm,
 		if (last && strcmp(last->name, funcs[i].name) == 0) {
 			if (funcs[i].line < last->line)
 				last->line = funcs[i].line;
-			last->count = xp_tcov_sat_add(last->count, funcs[i].count);
+			last->count = xp_sat_add(last->count, funcs[i].count);
 		} else {
 			funcs[out->n_funcs++] = funcs[i];
 		}
@@ -272,8 +272,8 @@ static void union_branches(ustate *st, const member *m, size_t nm,
 		xp_tcov_branch *last = out->n_branches ? &br[out->n_branches - 1]
 		                                       : NULL;
 		if (last && cmp_branch(last, &br[i]) == 0) {
-			last->count = xp_tcov_sat_add(last->count, br[i].count);
-			last->block_count = xp_tcov_sat_add(last->block_count,
+			last->count = xp_sat_add(last->count, br[i].count);
+			last->block_count = xp_sat_add(last->block_count,
 			                                    br[i].block_count);
 		} else {
 			br[out->n_branches++] = br[i];

@@ -14,7 +14,7 @@ static uint64_t sum4(const uint64_t *v)
 	uint64_t s = 0;
 
 	for (int i = 0; i < 4; i++)
-		s = xp_xs_sat_add(s, v[i]);
+		s = xp_sat_add(s, v[i]);
 	return s;
 }
 

@@ -38,11 +38,6 @@ static inline void xp_prof_total(xp_prof_totals *t, const char *name,
 	t->value[t->n++] = v;
 }
 
-static inline uint64_t xp_sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 typedef struct xp_module {
 	const char *name;        /* "gmon": also the text form's file stem */
 	xp_format fmt;           /* the binary form */
