@@ -57,7 +57,8 @@ static const char usage_text[] =
 	"usage: " PROG " -o OUT [-aq] [--text] [--mode=sum|max|min] [--mismatch=error|skip|warn]\n"
 	"       [--scale=F] [--sparse] [-e EXECUTABLE] [-L LAYOUT] [--by-function] [--rescale]\n"
 	"       [--failure-mode=any|all|warn] [--max-bad=N|P%] [--rejected=FILE]\n"
-	"       [--feedback] [-j N] [-w WEIGHT,INPUT]... [INPUT | @LISTFILE]...\n"
+	"       [--feedback] [--manifest=FILE] [-j N] [-w WEIGHT,INPUT]...\n"
+	"       [INPUT | @LISTFILE]...\n"
 	"       " PROG " --plan=make|ninja [--fan-in=K] [--work=DIR] -o OUT [options] INPUT...\n"
 	"       " PROG " -h | -V\n";
 

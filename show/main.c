@@ -54,6 +54,7 @@ static const char usage_text[] =
 	"usage: " PROG " [-n N] [--format=FORMAT] [-o OUTPUT] [-e EXECUTABLE]\n"
 	"       [-L LAYOUT] [--call-graph] [--counts] [--lines] [--no-demangle] "
 	"FILE...\n"
+	"       " PROG " --manifest [--format=text|json] FILE\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
