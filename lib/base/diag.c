@@ -102,7 +102,7 @@ void xp_diags_sort(xp_diags *d)
 	}
 }
 
-static char *xstrdup(const char *s, size_t n)
+char *xp_strndup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
 	if (p) {
@@ -153,11 +153,11 @@ static xp_diag *add(xp_diags *d, xp_err code, const char *file,
 	xp_diag *dg = &d->v[d->n++];
 	dg->code = code;
 	dg->severity = XP_SEV_ERROR;
-	dg->file = xstrdup(file ? file : "", file ? strlen(file) : 0);
+	dg->file = xp_strndup(file ? file : "", file ? strlen(file) : 0);
 	dg->offset = offset;
 	dg->line = line;
 	dg->col = col;
-	dg->msg = msg ? msg : xstrdup("out of memory", 13);
+	dg->msg = msg ? msg : xp_strndup("out of memory", 13);
 	dg->text = text;
 	return dg;
 }
@@ -168,8 +168,8 @@ void xp_diags_append(xp_diags *dst, const xp_diags *src)
 		const xp_diag *g = &src->v[i];
 		size_t tl = g->text != NULL ? strlen(g->text) : 0;
 		xp_diag *n = add(dst, g->code, g->file, g->offset, g->line,
-		                 g->col, xstrdup(g->msg, strlen(g->msg)),
-		                 g->text != NULL ? xstrdup(g->text, tl) : NULL);
+		                 g->col, xp_strndup(g->msg, strlen(g->msg)),
+		                 g->text != NULL ? xp_strndup(g->text, tl) : NULL);
 		if (n != NULL)
 			n->severity = g->severity;
 	}
@@ -195,7 +195,7 @@ xp_err xp_diag_text(xp_diags *d, xp_err code, const char *file,
 		const char *nul = memchr(line_text, 0, line_len);
 		if (nul)
 			line_len = (size_t)(nul - line_text);
-		text = xstrdup(line_text, line_len);
+		text = xp_strndup(line_text, line_len);
 	}
 	add(d, code, file, line_off, line ? line : 1, col ? col : 1, msg, text);
 	return code;

@@ -81,6 +81,10 @@ void xp_buf_free(xp_buf *b);
  */
 xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz);
 
+/* A NUL-terminated copy of the n bytes at s (which need not be
+ * terminated, nor hold a NUL); NULL when out of memory. */
+char *xp_strndup(const char *s, size_t n);
+
 /* a + b, or UINT64_MAX when the sum does not fit. */
 static inline uint64_t xp_sat_add(uint64_t a, uint64_t b)
 {

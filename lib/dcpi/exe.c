@@ -29,11 +29,9 @@ xp_err xp_dcpi_check_exe(const void *model, const xp_sym *s,
 	xp_sym_text_range(s, &lo, &hi);
 	if (xp_dcpi_value(m, XP_DCPI_PATH, &v, &vn) == 0) {
 		/* v is not NUL-terminated: the header's bytes. */
-		char *path = malloc(vn + 1);
+		char *path = xp_strndup(v, vn);
 		if (path == NULL)
 			return XP_E_NOMEM;
-		memcpy(path, v, vn);
-		path[vn] = '\0';
 		if (strcmp(xp_path_base(path), xp_path_base(exe)) != 0)
 			xp_diag_warn(d, name, "the profile's path line names "
 			             "%s, not a file named %s", path,

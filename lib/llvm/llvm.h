@@ -19,8 +19,6 @@ void xp_llvm_free(xp_llvm *m);
 void xp_llvm_func_free(xp_llvm_func *f);
 /* Appends an empty record to m; NULL when out of memory. */
 xp_llvm_func *xp_llvm_add_func(xp_llvm *m);
-/* A copy of the n bytes at s, NUL terminated; NULL when out of memory. */
-char *xp_llvm_strndup(const char *s, size_t n);
 /* Whether a value kind names its values (call and vtable targets). */
 static inline int xp_llvm_named_kind(unsigned k)
 {

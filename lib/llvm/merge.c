@@ -113,7 +113,7 @@ static xp_err copy_value(const xp_llvm_value *v, xp_llvm_value *o,
 	*o = *v;
 	o->count = scaled(v->count, ms);
 	if (v->name != NULL &&
-	    (o->name = xp_llvm_strndup(v->name, strlen(v->name))) == NULL)
+	    (o->name = xp_strndup(v->name, strlen(v->name))) == NULL)
 		return XP_E_NOMEM;
 	return XP_E_OK;
 }
@@ -208,7 +208,7 @@ static xp_err copy_func(const xp_llvm_func *f, xp_llvm_func *o, mstate *ms)
 
 	memset(o, 0, sizeof *o);
 	o->hash = f->hash;
-	if ((o->name = xp_llvm_strndup(f->name, strlen(f->name))) == NULL ||
+	if ((o->name = xp_strndup(f->name, strlen(f->name))) == NULL ||
 	    (o->counts = malloc(f->n_counts * sizeof *o->counts)) == NULL ||
 	    (o->bitmap = malloc(f->n_bitmap + 1)) == NULL)
 		return XP_E_NOMEM;
@@ -276,7 +276,7 @@ static xp_err fold_func(const xp_llvm_func *a, const xp_llvm_func *b,
 	o->n_counts = a->n_counts;
 	if (b->n_bitmap > a->n_bitmap)
 		bm = b;
-	if ((o->name = xp_llvm_strndup(a->name, strlen(a->name))) == NULL ||
+	if ((o->name = xp_strndup(a->name, strlen(a->name))) == NULL ||
 	    (o->counts = malloc(a->n_counts * sizeof *o->counts)) == NULL ||
 	    (o->bitmap = malloc(bm->n_bitmap + 1)) == NULL)
 		return XP_E_NOMEM;
@@ -372,7 +372,7 @@ static xp_err merge_traces(const xp_llvm *acc, const xp_llvm *in,
 			return XP_E_NOMEM;
 		nw->n_traces++;
 		for (size_t j = 0; j < t->n_names; j++) {
-			if ((c->names[j] = xp_llvm_strndup(t->names[j],
+			if ((c->names[j] = xp_strndup(t->names[j],
 			                                   strlen(t->names[j])))
 			    == NULL)
 				return XP_E_NOMEM;

@@ -73,17 +73,6 @@ xp_llvm_func *xp_llvm_add_func(xp_llvm *m)
 	return &m->funcs[n];
 }
 
-char *xp_llvm_strndup(const char *s, size_t n)
-{
-	char *c = malloc(n + 1);
-
-	if (c != NULL) {
-		memcpy(c, s, n);
-		c[n] = '\0';
-	}
-	return c;
-}
-
 int xp_llvm_cmp_func(const void *l, const void *r)
 {
 	const xp_llvm_func *a = l, *b = r;

@@ -211,7 +211,7 @@ static xp_err parse_traces(ps *p)
 			if (b == a)
 				continue;
 			if ((t->names[t->n_names] =
-			     xp_llvm_strndup(p->s + a, b - a)) == NULL)
+			     xp_strndup(p->s + a, b - a)) == NULL)
 				return XP_E_NOMEM;
 			t->n_names++;
 		}
@@ -293,7 +293,7 @@ static xp_err parse_value(ps *p, unsigned k, const char *fn, xp_llvm_value *v)
 		                              : "too large");
 	if (xp_llvm_named_kind(k)) {
 		size_t len = (size_t)(colon - p->s);
-		if ((v->name = xp_llvm_strndup(p->s, len)) == NULL)
+		if ((v->name = xp_strndup(p->s, len)) == NULL)
 			return XP_E_NOMEM;
 		v->value = strcmp(v->name, XP_LLVM_EXTERNAL) == 0
 		           ? 0 : xp_llvm_name_key(v->name, len);
@@ -425,7 +425,7 @@ static xp_err parse_record(ps *p)
 	uint64_t n;
 	xp_err err;
 
-	if (f == NULL || (f->name = xp_llvm_strndup(p->s, p->n)) == NULL)
+	if (f == NULL || (f->name = xp_strndup(p->s, p->n)) == NULL)
 		return XP_E_NOMEM;
 	p->pending = 0;
 	if ((err = number(p, 1, UINT64_MAX, "the function hash", f->name,
