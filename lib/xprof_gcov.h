@@ -127,6 +127,29 @@ typedef struct xp_gcov {
  * past the last. */
 const char *xp_gcov_counter_name(unsigned kind);
 
+/*
+ * GCC data from feedback (gcov(5), DATA FROM FEEDBACK): object file
+ * objfile of fb (below xp_fb_count(fb, XP_T_OBJFILES)), which came from
+ * a data file of the compilation whose notes are notes (named nname in
+ * diagnostics), as a data file: *out, a profile of format XP_FMT_GCOV
+ * whose model is an xp_gcov of kind data, owned by the caller.
+ * XP_E_INVAL, naming the object file and the function, when its
+ * signature is not the notes' stamp, a PROC's signature or number of
+ * counters is not its function's, or a PROC is no function of the notes.
+ */
+xp_err xp_gcov_from_feedback(const xp_fb *fb, uint32_t objfile,
+                             const xp_gcov *notes, const char *nname,
+                             xp_prof **out, xp_diags *d);
+/*
+ * The same with the notes that where names: a notes file, a directory
+ * that holds them under the object file's relative path (else under its
+ * base name) with .gcno for .gcda, or NULL: beside the object file's
+ * path.
+ */
+xp_err xp_gcov_data_from_feedback(const xp_fb *fb, uint32_t objfile,
+                                  const char *where, xp_prof **out,
+                                  xp_diags *d);
+
 #ifdef __cplusplus
 }
 #endif

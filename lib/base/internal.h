@@ -474,6 +474,10 @@ xp_err xp_sym_functions(const xp_sym *s, const xp_symbol ***out, size_t *n);
 /* Procedure names of the conversions (feedback/procname.c)            */
 /* ------------------------------------------------------------------ */
 
+/* name as a procedure name by the conversions' rule (xprof_text(5),
+ * NAMES FROM OTHER FORMATS: xp_fbb_intern_proc), malloc'd; NULL when
+ * out of memory. */
+char *xp_fb_proc_escape(const char *name);
 /* "name@0x<address>", malloc'd; NULL when out of memory. */
 char *xp_fb_name_at(const char *name, uint64_t addr);
 /*

@@ -28,19 +28,16 @@ static int escaped(unsigned char c)
 	       c == '%';
 }
 
-xp_err xp_fbb_intern_proc(xp_fbb *b, const char *name, xp_str *out)
+char *xp_fb_proc_escape(const char *name)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t len = strlen(name), extra = 0;
 	char *buf;
-	xp_err err;
 
 	for (size_t i = 0; i < len; i++)
 		extra += escaped((unsigned char)name[i]) ? 2 : 0;
-	if (extra == 0)
-		return xp_fbb_intern(b, name, len, out);
 	if ((buf = malloc(len + extra + 1)) == NULL)
-		return XP_E_NOMEM;
+		return NULL;
 	for (size_t i = 0, k = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 		if (escaped(c)) {
@@ -51,7 +48,24 @@ xp_err xp_fbb_intern_proc(xp_fbb *b, const char *name, xp_str *out)
 			buf[k++] = (char)c;
 		}
 	}
-	err = xp_fbb_intern(b, buf, len + extra, out);
+	buf[len + extra] = 0;
+	return buf;
+}
+
+xp_err xp_fbb_intern_proc(xp_fbb *b, const char *name, xp_str *out)
+{
+	const char *c = name;
+	char *buf;
+	xp_err err;
+
+	/* Most names need no escape: no copy then. */
+	while (*c != '\0' && !escaped((unsigned char)*c))
+		c++;
+	if (*c == '\0')
+		return xp_fbb_intern(b, name, strlen(name), out);
+	if ((buf = xp_fb_proc_escape(name)) == NULL)
+		return XP_E_NOMEM;
+	err = xp_fbb_intern(b, buf, strlen(buf), out);
 	free(buf);
 	return err;
 }

@@ -153,13 +153,10 @@ static xp_err add_tuple(fconv *c, uint32_t id, uint32_t blk, size_t s,
 /* The name of function i's procedure. */
 static xp_err proc_name(fconv *c, size_t i, xp_str *out)
 {
-	const xp_gcov_fn *fn = c->gr->fns[i].fn;
 	char buf[32];
 
-	if (fn->name != NULL && fn->name[0] != '\0')
-		return xp_fbb_intern_proc(c->b, fn->name, out);
-	snprintf(buf, sizeof buf, "ident.%u", fn->ident);
-	return xp_fbb_intern_proc(c->b, buf, out);
+	return xp_fbb_intern_proc(c->b, xp_gcov_fn_name(c->gr->fns[i].fn, buf),
+	                          out);
 }
 
 /* The procedure of function i. */
@@ -274,32 +271,60 @@ done:
 /* Finding the other file                                              */
 /* ------------------------------------------------------------------ */
 
-/* Where the notes of data file dpath are: where says (a notes file, or
- * a directory holding the notes of dpath's name), or beside dpath.
- * malloc'd; NULL when out of memory or dpath does not end in .gcda. */
-static char *notes_path(const char *dpath, const char *where)
+const char *xp_gcov_fn_name(const xp_gcov_fn *fn, char buf[32])
 {
-	struct stat st;
-	const char *base;
-	char *sib, *s;
-	size_t n;
+	if (fn->name != NULL && fn->name[0] != '\0')
+		return fn->name;
+	snprintf(buf, 32, "ident.%u", fn->ident);
+	return buf;
+}
 
-	if (where != NULL && (stat(where, &st) != 0 || !S_ISDIR(st.st_mode)))
-		return strdup(where);
-	if ((sib = xp_gcov_sibling(dpath, XP_GCOV_NOTES)) == NULL ||
-	    where == NULL)
-		return sib;
-	base = strrchr(sib, '/') != NULL ? strrchr(sib, '/') + 1 : sib;
-	n = strlen(where) + strlen(base) + 2;
-	if ((s = malloc(n)) != NULL)
-		snprintf(s, n, "%s%s%s", where,
-		         where[strlen(where) - 1] == '/' ? "" : "/", base);
-	free(sib);
+/* dir/base, malloc'd; NULL when out of memory. */
+static char *in_dir(const char *dir, const char *base)
+{
+	size_t n = strlen(dir) + strlen(base) + 2;
+	char *s = malloc(n);
+
+	if (s != NULL)
+		snprintf(s, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? ""
+		                                                          : "/",
+		         base);
 	return s;
 }
 
-/* Opens path as a GCC file of kind want into *p. */
-static xp_err open_other(const char *path, xp_gcov_kind want, xp_prof **p,
+xp_err xp_gcov_find_notes(const char *dpath, const char *where, int rel,
+                          char **out, xp_diags *d)
+{
+	struct stat st;
+	char *sib, *base;
+
+	*out = NULL;
+	if (where != NULL && (stat(where, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return (*out = strdup(where)) != NULL ? XP_E_OK : XP_E_NOMEM;
+	if (strlen(dpath) < 5 || strcmp(dpath + strlen(dpath) - 5, ".gcda"))
+		return xp_diag_file(d, XP_E_INVAL, dpath, "its name does not end "
+		                    "in .gcda: say where its notes are (-e)");
+	if ((sib = xp_gcov_sibling(dpath, XP_GCOV_NOTES)) == NULL)
+		return XP_E_NOMEM;
+	if (where == NULL) {
+		*out = sib;
+		return XP_E_OK;
+	}
+	if (rel && sib[0] != '/') {
+		if ((*out = in_dir(where, sib)) != NULL &&
+		    access(*out, F_OK) == 0) {
+			free(sib);
+			return XP_E_OK;
+		}
+		free(*out);
+	}
+	base = strrchr(sib, '/') != NULL ? strrchr(sib, '/') + 1 : sib;
+	*out = in_dir(where, base);
+	free(sib);
+	return *out != NULL ? XP_E_OK : XP_E_NOMEM;
+}
+
+xp_err xp_gcov_open_kind(const char *path, xp_gcov_kind want, xp_prof **p,
                          const xp_gcov **g, xp_diags *d)
 {
 	xp_err err = xp_prof_open(path, NULL, p, d);
@@ -330,13 +355,15 @@ xp_err xp_gcov_to_feedback(const void *m, const xp_conv_opts *o,
 	xp_err err;
 
 	*out = NULL;
-	path = g->kind == XP_GCOV_DATA ? notes_path(name, o->exe)
-	                               : xp_gcov_sibling(name, XP_GCOV_DATA);
-	if (path == NULL && g->kind == XP_GCOV_DATA)
-		return xp_diag_file(d, XP_E_INVAL, name, "its name does not end "
-		                    "in .gcda: say where its notes are (-e)");
-	if (path != NULL && (g->kind == XP_GCOV_DATA || access(path, F_OK) == 0)
-	    && (err = open_other(path, !g->kind, &p, &other, d)))
+	err = XP_E_OK;
+	if (g->kind == XP_GCOV_DATA)
+		err = xp_gcov_find_notes(name, o->exe, 0, &path, d);
+	else
+		path = xp_gcov_sibling(name, XP_GCOV_DATA);
+	if (err == XP_E_OK && path != NULL &&
+	    (g->kind == XP_GCOV_DATA || access(path, F_OK) == 0))
+		err = xp_gcov_open_kind(path, !g->kind, &p, &other, d);
+	if (err != XP_E_OK)
 		goto done;
 	notes = g->kind == XP_GCOV_NOTES ? g : other;
 	data = g->kind == XP_GCOV_DATA ? g : other;

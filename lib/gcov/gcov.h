@@ -1,6 +1,6 @@
 /*
  * gcov/gcov.h - what the files of the GCC coverage module (module.c,
- * layout.c, text.c, merge.c, feedback.c) share.
+ * layout.c, text.c, merge.c, feedback.c, from_feedback.c) share.
  */
 #ifndef XP_GCOV_INT_H
 #define XP_GCOV_INT_H
@@ -79,6 +79,24 @@ const xp_gcov_layout *xp_gcov_layout_get(const xp_gcov *g);
 /* The file name of the other kind beside path (".gcda" for ".gcno"):
  * malloc'd, NULL when out of memory or path has no such suffix. */
 char *xp_gcov_sibling(const char *path, xp_gcov_kind want);
+
+/* The name a function's procedure has in feedback before the escape of
+ * xp_fbb_intern_proc: its linker name, or "ident.N" without one (in buf).
+ * (feedback.c) */
+const char *xp_gcov_fn_name(const xp_gcov_fn *fn, char buf[32]);
+/*
+ * Where the notes of data file dpath are (feedback.c): where itself when
+ * it names no directory (a notes file); in the directory where, the file
+ * of dpath's base name with .gcno, or with rel first that of dpath's
+ * relative path when there is one; without where, beside dpath.  *out is
+ * malloc'd.  XP_E_INVAL, naming dpath, when the notes are not given and
+ * its name does not end in .gcda.
+ */
+xp_err xp_gcov_find_notes(const char *dpath, const char *where, int rel,
+                          char **out, xp_diags *d);
+/* Opens path, which must be a GCC file of kind want: *p, its model *g. */
+xp_err xp_gcov_open_kind(const char *path, xp_gcov_kind want, xp_prof **p,
+                         const xp_gcov **g, xp_diags *d);
 
 /* The text form (text.c). */
 int xp_gcov_detect_text(const unsigned char *head, size_t len);

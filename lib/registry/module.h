@@ -231,5 +231,8 @@ size_t xp_module_list(char *buf, size_t size, const char *last,
                       int merge_modes);
 /* The module of a format (either form), or NULL for feedback. */
 const xp_module *xp_module_of(xp_format f);
+/* A profile of format f (its binary form) in *out, holding model, which
+ * f's module made; model is freed when this fails (XP_E_NOMEM). */
+xp_err xp_prof_adopt(xp_format f, void *model, xp_prof **out);
 
 #endif

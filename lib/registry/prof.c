@@ -202,6 +202,20 @@ void xp_prof_free(xp_prof *p)
 	free(p);
 }
 
+xp_err xp_prof_adopt(xp_format f, void *model, xp_prof **out)
+{
+	const xp_module *mod = xp_module_of(f);
+
+	if ((*out = calloc(1, sizeof **out)) == NULL) {
+		mod->free(model);
+		return XP_E_NOMEM;
+	}
+	(*out)->mod = mod;
+	(*out)->source = mod->fmt;
+	(*out)->model = model;
+	return XP_E_OK;
+}
+
 xp_format xp_prof_format(const xp_prof *p)
 {
 	return p->mod->fmt;
