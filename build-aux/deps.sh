@@ -47,7 +47,8 @@ ar binutils
 # the function coverage of a gcc -pg run with gcov's on the same program;
 # callgrind_annotate reads xprof_show's callgrind exports; the GCC
 # coverage tests build with every release whose files lib/gcov reads
-# (gcc-11, gcc-12) and compare with that release's gcov-tool;
+# (gcc-11, gcc-12) and compare with that release's gcov-tool and
+# gcov-dump;
 # the differential coverage tests make their patches with git diff;
 # the LLVM profile tests build a program with clang
 # -fprofile-instr-generate and -fprofile-generate and compare merges with
@@ -85,6 +86,7 @@ gcc-11 gcc-11
 gcc-12 gcc-12
 gcov-tool-11 gcc-11
 gcov-tool-12 gcc-12
+gcov-dump-12 gcc-12
 git git
 "
 

@@ -226,18 +226,33 @@ static int merge_all(tmerge *t)
 	return 0;
 }
 
-/* Writes every sum into the output tree, each file atomically. */
-static int write_tree(tmerge *t)
+int gcovtree_rel_ok(const char *rel)
 {
-	for (size_t k = 0; k < t->n_rel; k++) {
-		char *path = join(t->o->out, t->rel[k]);
+	const char *p = rel;
+
+	if (rel[0] == '\0' || rel[0] == '/')
+		return 0;
+	for (;;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+			return 0;
+		if ((p = strchr(p, '/')) == NULL)
+			return 1;
+		p++;
+	}
+}
+
+int gcovtree_write(const char *prog, const char *out, xp_prof *const *profs,
+                   const char *const *rel, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char *path = join(out, rel[k]);
 		if (path == NULL || make_parents(path) != 0) {
-			fprintf(stderr, "%s: %s: %s\n", t->prog,
-			        path ? path : t->rel[k], strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", prog,
+			        path ? path : rel[k], strerror(errno));
 			free(path);
 			return -1;
 		}
-		int st = tool_write_prof(t->prog, t->sum[k], 0, path);
+		int st = tool_write_prof(prog, profs[k], 0, path);
 		free(path);
 		if (st != 0)
 			return -1;
@@ -321,7 +336,8 @@ int gcovtree_run(const char *prog, const gcovtree_opts *o)
 	if (st == 0)
 		st = merge_all(&t);
 	if (st == 0)
-		st = o->feedback ? write_feedback(&t) : write_tree(&t);
+		st = o->feedback ? write_feedback(&t)
+		     : gcovtree_write(prog, o->out, t.sum, t.rel, t.n_rel);
 	if (st != 0)
 		xp_profdir_unlock_failed(lock);
 	else

@@ -28,6 +28,15 @@ int gcovtree_is_dir(const char *path);
  * database and holds a .gcda file somewhere below it. */
 int gcovtree_is_tree(const char *path);
 
+/* Whether rel is a relative path that stays below the directory it is
+ * taken in: not empty, not absolute, without a ".." component. */
+int gcovtree_rel_ok(const char *rel);
+/* Writes profs[k] to out/rel[k] for k below n, each atomically, making
+ * the directories it needs.  Returns 0, or -1 after printing what went
+ * wrong. */
+int gcovtree_write(const char *prog, const char *out, xp_prof *const *profs,
+                   const char *const *rel, size_t n);
+
 /* Merges the trees; returns the exit status, having printed what went
  * wrong. */
 int gcovtree_run(const char *prog, const gcovtree_opts *o);

@@ -48,6 +48,7 @@
 #include "plan.h"
 #include "tool.h"
 #include "xprof.h"
+#include "xprof_gcov.h"
 #include "xprof_manifest.h"
 
 #define PROG "xprof_merge"
@@ -59,6 +60,7 @@ static const char usage_text[] =
 	"       [--failure-mode=any|all|warn] [--max-bad=N|P%] [--rejected=FILE]\n"
 	"       [--feedback] [--manifest=FILE] [-j N] [-w WEIGHT,INPUT]...\n"
 	"       [INPUT | @LISTFILE]...\n"
+	"       " PROG " --gcda -o OUT [-e NOTES] [options] INPUT...\n"
 	"       " PROG " --plan=make|ninja [--fan-in=K] [--work=DIR] -o OUT [options] INPUT...\n"
 	"       " PROG " -h | -V\n";
 
@@ -77,12 +79,15 @@ static const char options_text[] =
 	"  --scale=F              multiply every count of the result by F\n"
 	"  --sparse               drop procedures whose counters are all zero\n"
 	"  -w WEIGHT,INPUT        add INPUT with weight WEIGHT (others: 1)\n"
-	"  -e EXECUTABLE          other formats: the executable of the profiles\n"
+	"  -e EXECUTABLE          other formats: the executable of the profiles;\n"
+	"                         --gcda: the notes (a .gcno file or a directory)\n"
 	"  -L, --layout=LAYOUT    other formats: the layout of binary inputs\n"
 	"  --by-function          gmon.out: merge arcs by function (needs -e)\n"
 	"  --rescale              CPU profiles: rescale to a common period\n"
 	"  --feedback             other formats: write the sum's conversion to\n"
 	"                         feedback into OUT\n"
+	"  --gcda                 write the sum of feedback from GCC data files as\n"
+	"                         GCC data files: OUT, or files below it\n"
 	"  --plan=make|ninja      print a Makefile or a build.ninja that merges\n"
 	"                         in a tree of merges\n"
 	"  --fan-in=K             a plan's merges take at most K inputs (16)\n"
@@ -131,6 +136,7 @@ typedef struct {
 	int lost;              /* a note of an input left out was lost */
 	int taken;             /* the input being added is in the merge */
 	plan *plan;            /* --plan: the inputs are gathered */
+	int gcda;              /* --gcda: feedback inputs only */
 	xp_manifest *man;      /* what went in */
 	drop *dr;              /* inputs that cannot be merged */
 } run;
@@ -184,8 +190,12 @@ static void print_diags(run *r, xp_diags *d, xp_err err, const char *name)
  * kind, in msg. */
 static void clash_msg(const run *r, xp_format f, char *msg, size_t size)
 {
-	snprintf(msg, size, "%s cannot be merged with %s, %s", xp_format_a(f),
-	         r->first, xp_format_a(r->fmt));
+	if (r->gcda)
+		snprintf(msg, size, "--gcda writes GCC data from feedback, not "
+		         "from %s", xp_format_a(f));
+	else
+		snprintf(msg, size, "%s cannot be merged with %s, %s",
+		         xp_format_a(f), r->first, xp_format_a(r->fmt));
 }
 
 /*
@@ -198,8 +208,8 @@ static int input_kind(const run *r, xp_format f, char *msg, size_t size)
 	const char *mod = xp_format_module(f);
 	int kind = mod != NULL ? 2 : 1;
 
-	if (r->kind != 0 && (kind != r->kind ||
-	    (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0))) {
+	if ((r->gcda && kind == 2) || (r->kind != 0 && (kind != r->kind ||
+	    (kind == 2 && strcmp(mod, xp_format_module(r->fmt)) != 0)))) {
 		clash_msg(r, f, msg, size);
 		return -1;
 	}
@@ -563,7 +573,7 @@ static int parse_positive(const char *s, double *out)
 
 enum { OPT_TEXT = 256, OPT_MODE, OPT_MISMATCH, OPT_SCALE, OPT_SPARSE,
        OPT_BYFUNC, OPT_RESCALE, OPT_FEEDBACK, OPT_PLAN, OPT_FANIN, OPT_WORK,
-       OPT_MANIFEST };
+       OPT_MANIFEST, OPT_GCDA };
 
 static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -578,6 +588,7 @@ static const struct option long_opts[] = {
 	{"by-function", no_argument, NULL, OPT_BYFUNC},
 	{"rescale", no_argument, NULL, OPT_RESCALE},
 	{"feedback", no_argument, NULL, OPT_FEEDBACK},
+	{"gcda", no_argument, NULL, OPT_GCDA},
 	{"manifest", required_argument, NULL, OPT_MANIFEST},
 	{"weight", required_argument, NULL, 'w'},
 	{"jobs", required_argument, NULL, 'j'},
@@ -592,7 +603,7 @@ static const struct option long_opts[] = {
 typedef struct {
 	xp_merge_opts mo;
 	const char *out;
-	int accumulate, text, quiet, to_feedback;
+	int accumulate, text, quiet, to_feedback, gcda;
 	unsigned long jobs;     /* -j */
 	/* --plan, and the arguments of the options the plan passes on. */
 	xp_plan_kind plan;
@@ -689,6 +700,9 @@ static int option(cmdline *cl, int c)
 	case OPT_FEEDBACK:
 		cl->to_feedback = 1;
 		break;
+	case OPT_GCDA:
+		cl->gcda = 1;
+		break;
 	case OPT_MANIFEST:
 		cl->manifest = optarg;
 		break;
@@ -742,10 +756,29 @@ static int stdin_users(const cmdline *cl)
 	return n;
 }
 
+/* What --gcda cannot go with on cl, or NULL. */
+static const char *gcda_conflict(const cmdline *cl)
+{
+	if (!cl->gcda)
+		return NULL;
+	if (cl->text)
+		return "--gcda writes GCC data files, not --text";
+	if (cl->to_feedback)
+		return "--gcda writes GCC data from feedback; --feedback writes "
+		       "feedback from other formats";
+	if (cl->plan)
+		return "--gcda cannot be part of a plan";
+	if (cl->accumulate)
+		return "--accumulate adds to a profile directory or a file of "
+		       "the inputs' format, not to --gcda";
+	return NULL;
+}
+
 /* Parses the command line into cl; returns -1 to go on, or the exit
  * status. */
 static int parse_cmdline(cmdline *cl, int argc, char **argv)
 {
+	const char *msg;
 	int c, st;
 
 	cl->argc = argc;
@@ -775,6 +808,8 @@ static int parse_cmdline(cmdline *cl, int argc, char **argv)
 	if (cl->accumulate && strcmp(cl->out, "-") == 0)
 		return usage_error("--accumulate needs a profile directory or a "
 		                   "file, not standard output", NULL);
+	if ((msg = gcda_conflict(cl)) != NULL)
+		return usage_error(msg, NULL);
 	if (cl->plan && (cl->dr.mode_given || cl->dr.max_bad || cl->dr.rejected))
 		return usage_error("--failure-mode, --max-bad and --rejected "
 		                   "cannot be part of a plan", NULL);
@@ -853,8 +888,10 @@ static int manifest_options(run *r, const cmdline *cl, int dir)
 	static const char *const policies[] = { "error", "skip", "warn" };
 	const char *fb[][2] = {
 		{ "accumulate", cl->accumulate ? "1" : "0" },
+		{ "gcda", cl->gcda ? "1" : NULL },
 		{ "mismatch", policies[cl->mo.mismatch] },
 		{ "mode", modes[cl->mo.mode] },
+		{ "notes", cl->gcda ? cl->lo.exe : NULL },
 		{ "sparse", cl->mo.sparse ? "1" : "0" },
 	}, *other[][2] = {
 		{ "accumulate", cl->accumulate ? "1" : NULL },
@@ -1010,6 +1047,78 @@ out:
 	return status;
 }
 
+/*
+ * --gcda: each object file of the merged feedback res as a GCC data file
+ * with its notes (-e, or beside its path): OUT itself when there is one
+ * and OUT is no directory, else OUT/PATH for each object file's relative
+ * path.  Every file is made before any is written.  Returns 0, or -1
+ * after printing what went wrong.
+ */
+static int write_gcda_files(run *r, const cmdline *cl, const xp_fb *res)
+{
+	uint32_t n = xp_fb_count(res, XP_T_OBJFILES);
+	int tree = n > 1 || gcovtree_is_dir(cl->out), st = 0;
+	xp_prof **profs = calloc((size_t)n + 1, sizeof *profs);
+	const char **rel = calloc((size_t)n + 1, sizeof *rel);
+	xp_diags *d;
+
+	if (profs == NULL || rel == NULL) {
+		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+		st = -1;
+	} else if (n == 0 || xp_fb_datatype(res) != XP_DT_FEEDBACK) {
+		fprintf(stderr, "%s: %s: the merged %s holds no object file of "
+		        "GCC data\n", PROG, cl->out,
+		        xp_datatype_name(xp_fb_datatype(res)));
+		st = -1;
+	} else if (tree && strcmp(cl->out, "-") == 0) {
+		fprintf(stderr, "%s: -o - takes one object file; the merged "
+		        "feedback has %u\n", PROG, n);
+		st = -1;
+	}
+	for (uint32_t i = 0; st == 0 && i < n; i++) {
+		xp_objfile of;
+		xp_fb_objfile(res, i, &of);
+		rel[i] = xp_fb_str(res, of.path);
+		if (tree && !gcovtree_rel_ok(rel[i])) {
+			fprintf(stderr, "%s: OBJFILE %s: not a relative path "
+			        "below %s\n", PROG, rel[i], cl->out);
+			st = -1;
+		} else if ((d = xp_diags_new(MAX_DIAGS)) == NULL) {
+			fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
+			st = -1;
+		} else {
+			xp_err err = xp_gcov_data_from_feedback(res, i, cl->lo.exe,
+			                                        &profs[i], d);
+			print_diags(r, d, err, rel[i]);
+			xp_diags_free(d);
+			st = err == XP_E_OK ? 0 : -1;
+		}
+	}
+	if (st == 0)
+		st = tree ? gcovtree_write(PROG, cl->out, profs, rel, n)
+		          : tool_write_prof(PROG, profs[0], 0, cl->out);
+	for (uint32_t i = 0; profs != NULL && i < n; i++)
+		xp_prof_free(profs[i]);
+	free(profs);
+	free(rel);
+	return st;
+}
+
+/* --gcda: the merged feedback as GCC data files, then the manifest to
+ * --manifest's FILE.  Returns the exit status. */
+static int write_gcda(run *r, const cmdline *cl, xp_diags *d)
+{
+	xp_fb *res = NULL;
+	xp_err err = xp_merger_finish(r->m, &res, d);
+	int status = 2;
+
+	print_diags(r, d, err, cl->out);
+	if (err == XP_E_OK && write_gcda_files(r, cl, res) == 0)
+		status = write_manifest_file(r, cl);
+	xp_fb_free(res);
+	return status;
+}
+
 /* Writes the merged feedback: a database as the merger produces it
  * (with -a, under the output directory's lock, its data added first), or
  * a text, or to standard output a database file.  Returns the exit
@@ -1022,7 +1131,7 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 	int status = 2;
 	char list[512];
 
-	if (cl->lo.exe || cl->lo.layout || cl->pmo.by_function ||
+	if ((cl->lo.exe && !cl->gcda) || cl->lo.layout || cl->pmo.by_function ||
 	    cl->pmo.rescale) {
 		clear_progress(r);
 		xp_format_list(list, sizeof list, "or");
@@ -1030,8 +1139,11 @@ static int write_feedback(run *r, const cmdline *cl, xp_lock **lock,
 		        "to %s\n", PROG, list);
 		return 2;
 	}
-	if (manifest_options(r, cl, !cl->text && strcmp(cl->out, "-") != 0) != 0)
+	if (manifest_options(r, cl, !cl->text && !cl->gcda &&
+	                     strcmp(cl->out, "-") != 0) != 0)
 		return 2;
+	if (cl->gcda)
+		return write_gcda(r, cl, d);
 	/* The lock is taken once the inputs are merged, so that a bad
 	 * input creates no directory; the existing data is read and
 	 * replaced under it, which is all that concurrent runs need. */
@@ -1140,11 +1252,17 @@ static int merge_trees(const cmdline *cl)
 		in[k].path = cl->argv[i];
 		in[k].weight = 1;
 	}
-	for (size_t i = 0; i < n && !trees; i++)
-		trees = gcovtree_is_tree(in[i].path);
+	for (k = 0; k < n && !trees; k++)
+		trees = gcovtree_is_tree(in[k].path);
 	if (!trees) {
 		free(in);
 		return -1;
+	}
+	if (cl->gcda) {
+		fprintf(stderr, "%s: %s: a tree of GCC data files: --gcda writes "
+		        "GCC data from feedback (convert the tree with "
+		        "--feedback first)\n", PROG, in[k - 1].path);
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!gcovtree_is_dir(in[i].path)) {
@@ -1207,6 +1325,7 @@ int main(int argc, char **argv)
 	r.lo = cl.lo;
 	r.pmo = cl.pmo;
 	r.scale = cl.mo.scale;
+	r.gcda = cl.gcda;
 	if (cl.plan) {
 		status = run_plan(&r, &cl, argv[0]);
 		free(cl.weighted);

@@ -24,6 +24,7 @@
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
 . "${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib/tools.sh"
+. "$SRCDIR/tests/lib/gcov.sh"
 
 work=$(mktemp -d "$TMPDIR/gcov.XXXXXX") || exit 2
 here=$SRCDIR/tests/gcov
@@ -248,17 +249,11 @@ done
 trees() {
 	d=$work/trees
 	o=$d/obj
-	mkdir -p "$o/sub" "$d/r1" "$d/r2" || return
-	cp "$here/lines.c" "$o/sub/" && cp "$here/small.c" "$o/"
-	strip=$(printf '%s' "$o" | tr -cd / | wc -c)
-	if ! (cd "$o" && gcc-12 --coverage -c -o sub/lines.o sub/lines.c &&
-	      gcc-12 --coverage -c -o small.o small.c &&
-	      gcc-12 --coverage -o lines sub/lines.o &&
-	      gcc-12 --coverage -o small small.o &&
-	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./lines 5 &&
-	      GCOV_PREFIX=$d/r1 GCOV_PREFIX_STRIP=$strip ./small a &&
-	      GCOV_PREFIX=$d/r2 GCOV_PREFIX_STRIP=$strip ./lines 9 &&
-	      ./lines 5 && ./lines 9 && ./lines 9 && ./small a) \
+	mkdir -p "$o" || return
+	if ! (gcov_two_programs "$o" && gcov_run_into "$d/r1" "$o" lines 5 &&
+	      gcov_run_into "$d/r1" "$o" small a &&
+	      gcov_run_into "$d/r2" "$o" lines 9 &&
+	      cd "$o" && ./lines 5 && ./lines 9 && ./lines 9 && ./small a) \
 	    > "$d/build.out" 2>&1 || [ ! -f "$d/r2/sub/lines.gcda" ]; then
 		fail trees "$(tail -3 "$d/build.out")"
 		return

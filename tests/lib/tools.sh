@@ -1,8 +1,8 @@
 # tools.sh - sourced by the test scripts that are not command line case
 # sets (the format modules' tests/gmon.sh, cpuprof.sh, dcpi.sh,
-# mpatrol.sh, gcov.sh, and bad.sh, db.sh, text.sh, buildaux.sh, hygiene.sh,
-# install.sh): where the tools are, and the PASS/FAIL lines of
-# tests/run.sh.
+# mpatrol.sh, gcov.sh, gcov-write.sh, and bad.sh, db.sh, text.sh,
+# buildaux.sh, hygiene.sh, install.sh): where the tools are, and the
+# PASS/FAIL lines of tests/run.sh.
 #
 # Every variable keeps a value the environment gives it (tests/run.sh and
 # make check give them all); the defaults suit a plain `make` run from
