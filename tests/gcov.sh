@@ -245,7 +245,8 @@ done
 # 5, small) and r2 (lines 9), and in place (lines 5, lines 9 twice,
 # small): r1 + 2 x r2 is the data of the runs in place, file by file; a
 # file in r1 only is r1's; --feedback -e obj gives gcov's counts; a bad
-# file leaves the output unwritten; --accumulate adds into the tree.
+# file leaves the output unwritten; --accumulate adds into the tree,
+# locked without a lock file.
 trees() {
 	d=$work/trees
 	o=$d/obj
@@ -289,7 +290,9 @@ trees() {
 	"$MERGE" -a -o "$d/acc" "$d/r1" 2> "$d/err" &&
 	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err" &&
 	    "$MERGE" -a -o "$d/acc" "$d/r2" 2>> "$d/err"
-	if cmp -s "$d/acc/sub/lines.gcda" "$o/sub/lines.gcda"; then
+	# The tree is locked as a directory is: no lock file in or beside it.
+	if cmp -s "$d/acc/sub/lines.gcda" "$o/sub/lines.gcda" &&
+	    [ -z "$(find "$d" -name '*.lock')" ]; then
 		pass trees-accumulate
 	else
 		fail trees-accumulate "$(cat "$d/err")"
