@@ -3,10 +3,12 @@
  * object files, the hottest procedures and blocks, and how few blocks
  * cover most of the counts, the figures xprof_show(1) prints.
  *
- * The hottest entries are kept in bounded heaps, so a summary costs
- * memory for what it lists, not for the whole profile.  Coverage is
- * decided with the exact arithmetic of compare.h: whether a prefix of the
- * counts reaches a share of the total is a comparison of integers.
+ * The hottest entries are kept in bounded heaps, and the counts that
+ * cover a share are selected rather than sorted (below), so a summary
+ * reads the profile's counters about twice and keeps little more than a
+ * sum per procedure.  Coverage is decided with the exact arithmetic of
+ * compare.h: whether a prefix of the counts reaches a share of the total
+ * is a comparison of integers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +62,226 @@ uint64_t xp_cover_count(const uint64_t *desc, size_t n, uint32_t cutoff_ppm,
 	return n;
 }
 
-static int u64_desc(const void *x, const void *y)
+/* ------------------------------------------------------------------ */
+/* Covers by selection                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A cover needs the largest counts only up to the one at which their
+ * running sum reaches the share, so the counts are not sorted but
+ * selected.  They are first counted and summed in buckets by magnitude:
+ * the bit length and the MAG_SUB bits below the top one, each value its
+ * own bucket below 2^(MAG_SUB+1).  A larger count never falls in a lower
+ * bucket, so walking the buckets from the top finds the one in which the
+ * share is reached.  Only that bucket's counts are gathered, and the
+ * same walk over their next 8 bits, and the next, narrows them down to
+ * one value, of which as many are taken as reach the share.  There are
+ * at most eight such steps, each over no more counts than the one
+ * before, so the cost is linear.
+ */
+#define MAG_SUB 7
+#define MAG_N ((size_t)(65 - MAG_SUB) << MAG_SUB)
+
+/* Counts and sums by bucket. */
+typedef struct {
+	uint64_t n[MAG_N];
+	u128 sum[MAG_N];
+} maghist;
+
+static inline unsigned mag_key(uint64_t v)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return (a < b) - (a > b);
+	if (v < (2u << MAG_SUB))
+		return (unsigned)v;
+	unsigned len = 64 - (unsigned)__builtin_clzll(v);
+	return (len - MAG_SUB) << MAG_SUB |
+	       (unsigned)(v >> (len - MAG_SUB - 1) & ((1u << MAG_SUB) - 1));
+}
+
+/* How many low bits the values of bucket key may differ in. */
+static unsigned mag_low_bits(unsigned key)
+{
+	return key < (2u << MAG_SUB) ? 0 : (key >> MAG_SUB) - 1;
+}
+
+/* Adds count v (not 0: zeros never help reach a share). */
+static inline void mag_add(maghist *h, uint64_t v)
+{
+	unsigned k = mag_key(v);
+	h->n[k]++;
+	u128_add(&h->sum[k], v);
+}
+
+static void u128_add128(u128 *x, u128 y)
+{
+	u128_add(x, y.lo);
+	x->hi += y.hi;
+}
+
+/* a * b, exactly. */
+static u128 u128_mul(uint64_t a, uint64_t b)
+{
+	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+	return (u128){p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
+	              mid << 32 | (uint32_t)p00};
+}
+
+/* Where a cover is while it is being found. */
+typedef struct {
+	big need;     /* total * cutoff_ppm: run * 10^6 must reach it */
+	u128 run;     /* the sum of the counts taken */
+	uint64_t k;   /* how many were taken */
+} coverwalk;
+
+static int reaches(const coverwalk *c, u128 run)
+{
+	big have;
+	big_mul(&have, run, 1000000);
+	return big_cmp(&have, &c->need) >= 0;
+}
+
+/*
+ * Takes whole buckets of n and sum from the last one down while they do
+ * not reach the share; returns the bucket that does, or nb when none.
+ */
+static size_t walk_buckets(coverwalk *c, const uint64_t *n, const u128 *sum,
+                           size_t nb)
+{
+	for (size_t b = nb; b-- > 0;) {
+		u128 r = c->run;
+		if (n[b] == 0)
+			continue;
+		u128_add128(&r, sum[b]);
+		if (reaches(c, r))
+			return b;
+		c->run = r;
+		c->k += n[b];
+	}
+	return nb;
+}
+
+/* The values of bucket key: lo to hi. */
+static void mag_range(unsigned key, uint64_t *lo, uint64_t *hi)
+{
+	unsigned low = mag_low_bits(key);
+
+	*lo = key < (2u << MAG_SUB)
+	          ? key
+	          : (uint64_t)(1u << MAG_SUB | (key & ((1u << MAG_SUB) - 1)))
+	                << low;
+	*hi = *lo + (((uint64_t)1 << low) - 1);
+}
+
+/*
+ * Finishes a cover in the m counts of a bucket from lo that differ only
+ * in their low bits (with none, all are lo and a is not needed) and
+ * reach the share with the run before them; a is reordered.
+ */
+static void cover_in(coverwalk *c, uint64_t *a, size_t m, unsigned low,
+                     uint64_t lo, uint64_t *min)
+{
+	uint64_t n[256];
+	u128 sum[256];
+
+	while (low > 0) {
+		unsigned w = low < 8 ? low : 8, shift = low - w;
+		size_t b, kept = 0;
+
+		memset(n, 0, sizeof n);
+		memset(sum, 0, sizeof sum);
+		for (size_t i = 0; i < m; i++) {
+			unsigned d = (unsigned)(a[i] >> shift) & ((1u << w) - 1);
+			n[d]++;
+			u128_add(&sum[d], a[i]);
+		}
+		b = walk_buckets(c, n, sum, (size_t)1 << w);
+		for (size_t i = 0; i < m; i++)
+			if (((unsigned)(a[i] >> shift) & ((1u << w) - 1)) == b)
+				a[kept++] = a[i];
+		m = kept;
+		lo = a[0];
+		low = shift;
+	}
+	/* m copies of lo: the fewest of them that reach the share. */
+	uint64_t k = 1, hi = m;
+	while (k < hi) {
+		uint64_t mid = k + (hi - k) / 2;
+		u128 r = c->run;
+		u128_add128(&r, u128_mul(lo, mid));
+		if (reaches(c, r))
+			hi = mid;
+		else
+			k = mid + 1;
+	}
+	c->k += k;
+	*min = lo;
+}
+
+/* What is gathered from the counts: per cover, those from lo[i] to hi[i]
+ * into out[i]; least is the smallest lo[i]. */
+typedef struct {
+	uint64_t lo[N_COVERS], hi[N_COVERS], least;
+	uint64_t *out[N_COVERS];
+} gathering;
+
+static inline void gather_one(gathering *g, uint64_t v)
+{
+	if (v < g->least)
+		return;
+	for (size_t i = 0; i < N_COVERS; i++)
+		if (v >= g->lo[i] && v <= g->hi[i])
+			*g->out[i]++ = v;
+}
+
+/* Passes every count of what ctx holds to gather_one(). */
+typedef void gather_fn(const void *ctx, gathering *g);
+
+/*
+ * The covers of the counts h holds (total: their sum), which gather
+ * gives, as xp_cover_count() defines them: k[i] and min[i] for
+ * cover_cutoffs[i].
+ */
+static xp_err covers_select(const maghist *h, u128 total, gather_fn *gather,
+                            const void *ctx, uint64_t k[N_COVERS],
+                            uint64_t min[N_COVERS])
+{
+	coverwalk c[N_COVERS];
+	size_t b[N_COVERS];
+	uint64_t *a[N_COVERS] = {NULL}, lo[N_COVERS], hi;
+	gathering g = {.least = UINT64_MAX};
+	xp_err err = XP_E_OK;
+
+	memset(c, 0, sizeof c);
+	for (size_t i = 0; i < N_COVERS; i++) {
+		k[i] = min[i] = 0;
+		if (u128_zero(total))
+			continue;
+		big_mul(&c[i].need, total, cover_cutoffs[i]);
+		/* All of the total reaches any share up to 100%. */
+		b[i] = walk_buckets(&c[i], h->n, h->sum, MAG_N);
+		mag_range((unsigned)b[i], &lo[i], &hi);
+		g.lo[i] = 1;
+		g.hi[i] = 0;
+		if (mag_low_bits((unsigned)b[i]) == 0)
+			continue;
+		if ((a[i] = g.out[i] = malloc(h->n[b[i]] * sizeof *a[i])) == NULL)
+			err = XP_E_NOMEM;
+		g.lo[i] = lo[i];
+		g.hi[i] = hi;
+		if (lo[i] < g.least)
+			g.least = lo[i];
+	}
+	if (!err && g.least != UINT64_MAX)
+		gather(ctx, &g);
+	for (size_t i = 0; !err && !u128_zero(total) && i < N_COVERS; i++) {
+		cover_in(&c[i], a[i], h->n[b[i]], mag_low_bits((unsigned)b[i]),
+		         lo[i], &min[i]);
+		k[i] = c[i].k;
+	}
+	for (size_t i = 0; i < N_COVERS; i++)
+		free(a[i]);
+	return err;
 }
 
 /* A candidate for a top list, compared by count and then by the string
@@ -144,28 +362,49 @@ static void heap_push(hotheap *h, const hot *x)
 	h->v[i] = *x;
 }
 
-/* The value of counter id in a procedure, or -1 when it has none. */
-static int counter_value(const xp_fb *fb, const xp_proc *pr, uint32_t id,
-                         uint64_t *v)
-{
-	xp_counter c;
+/* A procedure's counters, to be found by id. */
+typedef struct {
+	const unsigned char *cn;  /* its n counter records */
+	uint32_t n;
+	uint32_t *pos;            /* per id up to n: 1 + its record, or 0 */
+	int mapped;               /* whether pos is built */
+} proc_counters;
 
-	/* Counters usually come in id order starting at 1. */
-	if (id >= 1 && id <= pr->n_counters) {
-		xp_fb_counter(fb, pr->first_counter + id - 1, &c);
-		if (c.id == id) {
-			*v = c.value;
-			return 0;
+static uint32_t counter_id(const proc_counters *c, uint32_t i)
+{
+	return xp_get_le32(c->cn + (size_t)i * XP_RS_COUNTER + XP_CN_ID);
+}
+
+/* The value of counter id of a procedure, or -1 when it has none. */
+static int counter_value(proc_counters *c, uint32_t id, uint64_t *v)
+{
+	uint32_t i = id - 1;
+
+	/*
+	 * Counters usually come in id order starting at 1.  Otherwise those
+	 * numbered 1 to n (every one, in a profile that passed the checks)
+	 * are found through a map of the procedure's ids, built once, and
+	 * any other by a search; the first of equal ids counts.
+	 */
+	if (id >= 1 && id <= c->n && counter_id(c, i) != id) {
+		if (!c->mapped) {
+			memset(c->pos + 1, 0, c->n * sizeof *c->pos);
+			for (uint32_t j = c->n; j-- > 0;) {
+				uint32_t k = counter_id(c, j);
+				if (k >= 1 && k <= c->n)
+					c->pos[k] = j + 1;
+			}
+			c->mapped = 1;
 		}
+		i = c->pos[id] - 1;
+	} else if (id < 1 || id > c->n) {
+		for (i = 0; i < c->n && counter_id(c, i) != id; i++)
+			;
 	}
-	for (uint32_t i = 0; i < pr->n_counters; i++) {
-		xp_fb_counter(fb, pr->first_counter + i, &c);
-		if (c.id == id) {
-			*v = c.value;
-			return 0;
-		}
-	}
-	return -1;
+	if (i >= c->n)
+		return -1;
+	*v = xp_get_le64(c->cn + (size_t)i * XP_RS_COUNTER + XP_CN_VALUE);
+	return 0;
 }
 
 /* Finds the source line of a block: its procedure's first tuple for it,
@@ -205,9 +444,10 @@ static void block_source(const xp_fb *fb, uint32_t pi, uint32_t block,
 typedef struct {
 	const xp_fb *fb;
 	xp_summary *s;
-	uint64_t *vals;   /* the counters' values that are not zero */
-	size_t nvals;
+	maghist *hc;      /* the counters' values that are not zero */
 	uint64_t *psums;  /* per procedure: the sum of its counters */
+	uint32_t np;
+	uint32_t *pos;    /* room for proc_counters.pos */
 	hotheap hp, hb;   /* the hottest procedures and blocks */
 } sumwork;
 
@@ -218,19 +458,24 @@ static void sum_proc(sumwork *w, const xp_objfile *of, uint32_t pi,
 {
 	const xp_fb *fb = w->fb;
 	xp_proc pr;
+	const unsigned char *cn, *bk;
+	proc_counters pc;
 	u128 psum = {0, 0};
 	uint64_t pmax = 0;
 
 	xp_fb_proc(fb, pi, &pr);
+	cn = xp_rec(fb, XP_T_COUNTERS, pr.first_counter);
+	bk = xp_rec(fb, XP_T_BLOCKS, pr.first_block);
+	pc = (proc_counters){cn, pr.n_counters, w->pos, 0};
 	so->n_counters += pr.n_counters;
 	for (uint32_t j = 0; j < pr.n_counters; j++) {
-		xp_counter c;
-		xp_fb_counter(fb, pr.first_counter + j, &c);
-		u128_add(&psum, c.value);
-		if (c.value > pmax)
-			pmax = c.value;
-		if (c.value != 0)
-			w->vals[w->nvals++] = c.value;
+		uint64_t v = xp_get_le64(cn + (size_t)j * XP_RS_COUNTER +
+		                         XP_CN_VALUE);
+		u128_add(&psum, v);
+		if (v > pmax)
+			pmax = v;
+		if (v != 0)
+			mag_add(w->hc, v);
 	}
 	u128_add(fsum, psum.lo);
 	fsum->hi += psum.hi;
@@ -239,14 +484,15 @@ static void sum_proc(sumwork *w, const xp_objfile *of, uint32_t pi,
 	w->psums[pi] = u128_sat(psum);
 	heap_push(&w->hp, &(hot){w->psums[pi], of->path, pr.name, 0, pi, 0});
 	for (uint32_t j = 0; j < pr.n_blocks; j++) {
-		xp_block b;
+		const unsigned char *b = bk + (size_t)j * XP_RS_BLOCK;
+		uint32_t counter = xp_get_le32(b + XP_BK_COUNTER);
 		uint64_t v;
 
-		xp_fb_block(fb, pr.first_block + j, &b);
-		if (b.counter == 0 ||
-		    counter_value(fb, &pr, b.counter, &v) != 0)
+		if (counter == 0 ||
+		    counter_value(&pc, counter, &v) != 0)
 			continue;
-		heap_push(&w->hb, &(hot){v, of->path, pr.name, b.id, pi,
+		heap_push(&w->hb, &(hot){v, of->path, pr.name,
+		                         xp_get_le32(b + XP_BK_ID), pi,
 		                         pr.first_block + j});
 	}
 }
@@ -313,20 +559,54 @@ static xp_err list_hot(sumwork *w)
 	return XP_E_OK;
 }
 
-/* The covers: counters (zeros never help reach a share, so they were
- * left out) and procedure sums. */
-static void set_covers(sumwork *w, uint32_t np)
+/* The counts: of the counters (ctx: the profile), of the procedure sums
+ * (ctx: the summary's work). */
+static void gather_counters(const void *ctx, gathering *g)
 {
-	xp_qsort(w->vals, w->nvals, sizeof *w->vals, u64_desc);
-	xp_qsort(w->psums, np, sizeof *w->psums, u64_desc);
+	const xp_fb *fb = ctx;
+	const unsigned char *cn = xp_rec(fb, XP_T_COUNTERS, 0);
+
+	for (uint32_t i = 0; i < fb->n[XP_T_COUNTERS]; i++)
+		gather_one(g, xp_get_le64(cn + (size_t)i * XP_RS_COUNTER +
+		                          XP_CN_VALUE));
+}
+
+static void gather_psums(const void *ctx, gathering *g)
+{
+	const sumwork *w = ctx;
+
+	for (uint32_t i = 0; i < w->np; i++)
+		gather_one(g, w->psums[i]);
+}
+
+/* The covers: counters (zeros never help reach a share, so they were
+ * left out) and procedure sums, whose histogram replaces the counters'. */
+static xp_err set_covers(sumwork *w, u128 total)
+{
+	uint64_t k[N_COVERS], min[N_COVERS];
+	u128 ptotal = {0, 0};
+	xp_cover *cv = w->s->covers;
+	xp_err err = covers_select(w->hc, total, gather_counters, w->fb, k,
+	                           min);
+
 	for (size_t i = 0; i < N_COVERS; i++) {
-		xp_cover *cv = &w->s->covers[i];
-		cv->cutoff_ppm = cover_cutoffs[i];
-		cv->n_counters = xp_cover_count(w->vals, w->nvals,
-		                                cv->cutoff_ppm, &cv->min_count);
-		cv->n_procs = xp_cover_count(w->psums, np, cv->cutoff_ppm,
-		                             &cv->min_proc_sum);
+		cv[i].cutoff_ppm = cover_cutoffs[i];
+		cv[i].n_counters = k[i];
+		cv[i].min_count = min[i];
 	}
+	memset(w->hc, 0, sizeof *w->hc);
+	for (uint32_t i = 0; i < w->np; i++) {
+		if (w->psums[i] != 0)
+			mag_add(w->hc, w->psums[i]);
+		u128_add(&ptotal, w->psums[i]);
+	}
+	if (!err)
+		err = covers_select(w->hc, ptotal, gather_psums, w, k, min);
+	for (size_t i = 0; i < N_COVERS; i++) {
+		cv[i].n_procs = k[i];
+		cv[i].min_proc_sum = min[i];
+	}
+	return err;
 }
 
 static void set_totals(xp_summary *s, const xp_fb *fb)
@@ -348,7 +628,7 @@ xp_err xp_summary_new(const xp_fb *fb, size_t top_n, xp_summary **out)
 	xp_summary *s = calloc(1, sizeof *s);
 	uint32_t nf = xp_fb_count(fb, XP_T_OBJFILES);
 	uint32_t np = xp_fb_count(fb, XP_T_PROCS);
-	sumwork w = {fb, s, NULL, 0, NULL, {0}, {0}};
+	sumwork w = {fb, s, NULL, NULL, np, NULL, {0}, {0}};
 	u128 total = {0, 0};
 	xp_err err = XP_E_NOMEM;
 
@@ -360,13 +640,14 @@ xp_err xp_summary_new(const xp_fb *fb, size_t top_n, xp_summary **out)
 	if (w.hb.cap > xp_fb_count(fb, XP_T_BLOCKS))
 		w.hb.cap = xp_fb_count(fb, XP_T_BLOCKS);
 	s->ofs = calloc(nf ? nf : 1, sizeof *s->ofs);
-	w.vals = malloc(((size_t)xp_fb_count(fb, XP_T_COUNTERS) + 1) *
-	                sizeof *w.vals);
+	w.hc = calloc(1, sizeof *w.hc);
 	w.psums = malloc(((size_t)np + 1) * sizeof *w.psums);
+	w.pos = malloc(((size_t)xp_fb_count(fb, XP_T_COUNTERS) + 1) *
+	               sizeof *w.pos);
 	w.hp.v = malloc((w.hp.cap ? w.hp.cap : 1) * sizeof *w.hp.v);
 	w.hb.v = malloc((w.hb.cap ? w.hb.cap : 1) * sizeof *w.hb.v);
-	if (s->ofs == NULL || w.vals == NULL || w.psums == NULL ||
-	    w.hp.v == NULL || w.hb.v == NULL)
+	if (s->ofs == NULL || w.hc == NULL || w.psums == NULL ||
+	    w.pos == NULL || w.hp.v == NULL || w.hb.v == NULL)
 		goto done;
 
 	set_totals(s, fb);
@@ -374,14 +655,13 @@ xp_err xp_summary_new(const xp_fb *fb, size_t top_n, xp_summary **out)
 	for (uint32_t k = 0; k < nf; k++)
 		sum_objfile(&w, k, &total);
 	s->t.sum = u128_sat(total);
-	if ((err = list_hot(&w)))
+	if ((err = list_hot(&w)) || (err = set_covers(&w, total)))
 		goto done;
-	set_covers(&w, np);
 	*out = s;
 	s = NULL;
 	err = XP_E_OK;
 done:
-	XP_FREE(w.vals, w.psums, w.hp.v, w.hb.v);
+	XP_FREE(w.hc, w.psums, w.pos, w.hp.v, w.hb.v);
 	xp_summary_free(s);
 	return err;
 }

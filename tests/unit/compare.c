@@ -260,6 +260,19 @@ static void test_summary(void)
 	xp_fb_free(a);
 }
 
+/* The summary of the 10 hottest of a feedback text, NULL when it cannot
+ * be made; *fb is the profile (NULL when the text is refused), to be
+ * freed after the summary. */
+static xp_summary *summarize(const char *text, xp_fb **fb)
+{
+	xp_summary *s = NULL;
+
+	*fb = parse(text);
+	if (*fb != NULL)
+		CHECK(xp_summary_new(*fb, 10, &s) == XP_E_OK);
+	return s;
+}
+
 /* Ties are broken by name: equal sums list in byte-wise name order. */
 static void test_summary_ties(void)
 {
@@ -269,11 +282,8 @@ static void test_summary_ties(void)
 		"PROC: zz 0x5 1 0 0 1 1 0 0\n1 7\nB1: 1\n"
 		"PROC: aa 0x5 1 0 0 2 1 0 0\n1 7\nB1: 1\n"
 		"PROC: mm 0x5 1 0 0 3 1 0 0\n1 7\nB1: 1\n";
-	xp_fb *fb = parse(text);
-	xp_summary *s = NULL;
-	if (!fb)
-		return;
-	CHECK(xp_summary_new(fb, 10, &s) == XP_E_OK);
+	xp_fb *fb;
+	xp_summary *s = summarize(text, &fb);
 	if (s) {
 		CHECK_EQ(xp_summary_n_hot_procs(s), 3);
 		CHECK_STR(xp_summary_hot_proc(s, 0)->name, "aa");
@@ -288,6 +298,138 @@ static void test_summary_ties(void)
 	xp_fb_free(fb);
 }
 
+/* Blocks find their counters by id when the counters are out of order. */
+static void test_summary_block_ids(void)
+{
+	static const char text[] =
+		"PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+		"OBJFILE:x.o 2 1 0 0 0x1 0\n"
+		"PROC: p 0x5 4 0 0 1 4 0 0\n3 30\n1 10\n4 5\n2 60\n"
+		"B1: 1\nB2: 2\nB3: 3\nB4: 0\n"
+		"PROC: q 0x5 2 0 0 2 2 0 0\n2 20\n1 40\nB1: 2\nB2: 1\n";
+	static const struct {
+		const char *proc;
+		uint32_t block;
+		uint64_t count;
+	} want[] = {{"p", 2, 60}, {"q", 2, 40}, {"p", 3, 30}, {"q", 1, 20},
+	            {"p", 1, 10}};
+	xp_fb *fb;
+	xp_summary *s = summarize(text, &fb);
+	if (s) {
+		CHECK_EQ(xp_summary_n_hot_blocks(s), 5);
+		for (size_t i = 0; i < 5 && i < xp_summary_n_hot_blocks(s); i++) {
+			const xp_sum_block *b = xp_summary_hot_block(s, i);
+			CHECK_STR(b->proc, want[i].proc);
+			CHECK_EQ(b->block, want[i].block);
+			CHECK_EQ_U64(b->count, want[i].count);
+		}
+	}
+	xp_summary_free(s);
+	xp_fb_free(fb);
+}
+
+static int desc_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a < b) - (a > b);
+}
+
+/* A value of distribution kind for the covers test. */
+static uint64_t cover_value(int kind, uint64_t *rs)
+{
+	uint64_t r = unit_next(rs);
+
+	switch (kind) {
+	case 0: /* any magnitude, a tenth zeros */
+		return r % 10 == 0 ? 0 : unit_next(rs) >> (r % 64);
+	case 1: /* all equal */
+		return 1;
+	case 2: /* a narrow band: one bucket, differing in low bits */
+		return 1000000 + r % 7;
+	case 3: /* near 2^64: procedure sums saturate */
+		return UINT64_MAX - r % 1000;
+	case 4: /* a few huge among many small */
+		return r % 1000 == 0 ? (uint64_t)1 << 50 : r % 300;
+	case 5: /* one large value over and over */
+		return (uint64_t)3 << 40;
+	default: /* values that share their top bits, with ties */
+		return ((uint64_t)1 << 62) + (r % 5) * ((uint64_t)1 << 20) +
+		       r % 3;
+	}
+}
+
+/*
+ * The covers of a summary, found without sorting, against sorting every
+ * count and xp_cover_count(), on profiles of many counters whose values
+ * fall in few or many buckets of the selection.
+ */
+static void test_summary_covers(void)
+{
+	enum { NPROC = 300, MAXCNT = 60 };
+	uint64_t rs = 0x9e3779b97f4a7c15u;
+
+	for (int kind = 0; kind <= 6; kind++) {
+		xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0);
+		uint64_t *vals = malloc(NPROC * MAXCNT * sizeof *vals);
+		uint64_t psums[NPROC];
+		size_t nv = 0;
+		xp_objfile o = {0};
+		xp_fb *fb = NULL;
+		xp_summary *s = NULL;
+		int e = 0;
+
+		if (!b || !vals) {
+			CHECK(0);
+			xp_fbb_free(b);
+			free(vals);
+			return;
+		}
+		o.path = unit_str(b, "c.o");
+		e |= xp_fbb_begin_objfile(b, &o);
+		for (uint32_t i = 0; i < NPROC; i++) {
+			char name[32];
+			xp_proc p = {0};
+			uint32_t n = (uint32_t)(unit_next(&rs) % MAXCNT);
+
+			snprintf(name, sizeof name, "p%u", i);
+			p.name = unit_str(b, name);
+			p.proc_id = i + 1;
+			e |= xp_fbb_begin_proc(b, &p);
+			psums[i] = 0;
+			for (uint32_t j = 0; j < n; j++) {
+				uint64_t v = cover_value(kind, &rs);
+				e |= xp_fbb_add_counter(b, j + 1, v);
+				psums[i] = psums[i] + v < psums[i] ? UINT64_MAX
+				                                   : psums[i] + v;
+				if (v != 0)
+					vals[nv++] = v;
+			}
+		}
+		CHECK(e == 0);
+		CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+		if (fb != NULL)
+			CHECK(xp_summary_new(fb, 10, &s) == XP_E_OK);
+		qsort(vals, nv, sizeof *vals, desc_u64);
+		qsort(psums, NPROC, sizeof *psums, desc_u64);
+		for (size_t i = 0; s != NULL && i < xp_summary_n_covers(s); i++) {
+			const xp_cover *cv = xp_summary_cover(s, i);
+			uint64_t min;
+
+			CHECK_EQ_U64(cv->n_counters,
+			             xp_cover_count(vals, nv, cv->cutoff_ppm, &min));
+			CHECK_EQ_U64(cv->min_count, min);
+			CHECK_EQ_U64(cv->n_procs, xp_cover_count(psums, NPROC,
+			                                         cv->cutoff_ppm,
+			                                         &min));
+			CHECK_EQ_U64(cv->min_proc_sum, min);
+		}
+		xp_summary_free(s);
+		xp_fb_free(fb);
+		xp_fbb_free(b);
+		free(vals);
+	}
+}
+
 int main(void)
 {
 	RUN(test_overlap);
@@ -297,5 +439,7 @@ int main(void)
 	RUN(test_cmp_differ);
 	RUN(test_summary);
 	RUN(test_summary_ties);
+	RUN(test_summary_covers);
+	RUN(test_summary_block_ids);
 	return unit_done();
 }
