@@ -88,13 +88,14 @@ typedef struct {
 	u128 sum[MAG_N];
 } maghist;
 
+/* The bucket of v, computed without branches: counts come in no order
+ * a branch could predict. */
 static inline unsigned mag_key(uint64_t v)
 {
-	if (v < (2u << MAG_SUB))
-		return (unsigned)v;
-	unsigned len = 64 - (unsigned)__builtin_clzll(v);
-	return (len - MAG_SUB) << MAG_SUB |
-	       (unsigned)(v >> (len - MAG_SUB - 1) & ((1u << MAG_SUB) - 1));
+	unsigned len = 64 - (unsigned)__builtin_clzll(v | 1);
+	unsigned shift = len > MAG_SUB + 1 ? len - MAG_SUB - 1 : 0;
+
+	return (shift << MAG_SUB) + (unsigned)(v >> shift);
 }
 
 /* How many low bits the values of bucket key may differ in. */
@@ -103,7 +104,8 @@ static unsigned mag_low_bits(unsigned key)
 	return key < (2u << MAG_SUB) ? 0 : (key >> MAG_SUB) - 1;
 }
 
-/* Adds count v (not 0: zeros never help reach a share). */
+/* Adds count v.  Zeros, in bucket 0, never help reach a share: the
+ * walk below never stops there. */
 static inline void mag_add(maghist *h, uint64_t v)
 {
 	unsigned k = mag_key(v);
@@ -474,8 +476,7 @@ static void sum_proc(sumwork *w, const xp_objfile *of, uint32_t pi,
 		u128_add(&psum, v);
 		if (v > pmax)
 			pmax = v;
-		if (v != 0)
-			mag_add(w->hc, v);
+		mag_add(w->hc, v);
 	}
 	u128_add(fsum, psum.lo);
 	fsum->hi += psum.hi;
@@ -579,8 +580,8 @@ static void gather_psums(const void *ctx, gathering *g)
 		gather_one(g, w->psums[i]);
 }
 
-/* The covers: counters (zeros never help reach a share, so they were
- * left out) and procedure sums, whose histogram replaces the counters'. */
+/* The covers: counters and procedure sums, whose histogram replaces the
+ * counters'. */
 static xp_err set_covers(sumwork *w, u128 total)
 {
 	uint64_t k[N_COVERS], min[N_COVERS];
@@ -596,8 +597,7 @@ static xp_err set_covers(sumwork *w, u128 total)
 	}
 	memset(w->hc, 0, sizeof *w->hc);
 	for (uint32_t i = 0; i < w->np; i++) {
-		if (w->psums[i] != 0)
-			mag_add(w->hc, w->psums[i]);
+		mag_add(w->hc, w->psums[i]);
 		u128_add(&ptotal, w->psums[i]);
 	}
 	if (!err)
