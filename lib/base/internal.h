@@ -319,6 +319,28 @@ xp_same_but_u64(const unsigned char *a, const unsigned char *b, uint32_t n,
 	return diff == 0;
 }
 
+/* The record size of table t, xp_tabdescs[t].size: a constant where t
+ * is one, so that record addresses need no load. */
+static inline uint32_t xp_recsize(xp_table t)
+{
+	static const uint8_t size[XP_T_COUNT_] = {
+		[XP_T_RUNS] = XP_RS_RUN, [XP_T_OBJFILES] = XP_RS_OBJFILE,
+		[XP_T_PROCS] = XP_RS_PROC, [XP_T_STATS] = XP_RS_STAT,
+		[XP_T_COUNTERS] = XP_RS_COUNTER, [XP_T_VPS] = XP_RS_VP,
+		[XP_T_VPVALS] = XP_RS_VPVAL, [XP_T_BLOCKS] = XP_RS_BLOCK,
+		[XP_T_EDGES] = XP_RS_EDGE, [XP_T_TUPLES] = XP_RS_TUPLE,
+		[XP_T_PROGRAMS] = XP_RS_PROGRAM, [XP_T_OBJREFS] = XP_RS_OBJREF,
+		[XP_T_COMDATS] = XP_RS_COMDAT, [XP_T_SRCFILES] = XP_RS_SRCFILE,
+		[XP_T_SRCLINES] = XP_RS_SRCLINE,
+		[XP_T_BLOCKREFS] = XP_RS_BLOCKREF,
+		[XP_T_IDX_OBJFILES] = XP_RS_INDEX,
+		[XP_T_IDX_PROCS] = XP_RS_INDEX,
+		[XP_T_IDX_PROGRAMS] = XP_RS_INDEX,
+		[XP_T_IDX_SRCFILES] = XP_RS_INDEX,
+	};
+	return size[t];
+}
+
 /* Allocates an empty profile with no tables. */
 xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
 
@@ -329,7 +351,7 @@ static inline const unsigned char *xp_rec(const xp_fb *fb, xp_table t,
 {
 	const unsigned char *base = fb->tab[t];
 
-	return base != NULL ? base + (size_t)i * xp_tabdescs[t].size : base;
+	return base != NULL ? base + (size_t)i * xp_recsize(t) : base;
 }
 
 /* ------------------------------------------------------------------ */

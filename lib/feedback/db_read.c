@@ -71,16 +71,17 @@ static inline uint64_t foff(const rd *r, xp_table t, uint32_t i, unsigned f)
 	       (uint64_t)i * xp_db_entry_recsize(XP_DBE_TABLE0 + t) + f;
 }
 
+/* Field f of record i of table t; every table of the file has storage. */
 static inline __attribute__((always_inline)) uint32_t
 get32(const rd *r, xp_table t, uint32_t i, unsigned f)
 {
-	return xp_get_le32(xp_rec(r->fb, t, i) + f);
+	return xp_get_le32(r->fb->tab[t] + (size_t)i * xp_recsize(t) + f);
 }
 
 static inline uint64_t get64(const rd *r, xp_table t, uint32_t i,
                              unsigned f)
 {
-	return xp_get_le64(xp_rec(r->fb, t, i) + f);
+	return xp_get_le64(r->fb->tab[t] + (size_t)i * xp_recsize(t) + f);
 }
 
 /* The directory field of entry e at field f. */
@@ -236,7 +237,10 @@ static xp_err check_strings(rd *r)
 		size_t n = (size_t)(nul - (s + pos));
 		if (n == 0)
 			return CORRUPT(r, sbase + pos, "string %u is empty", i);
-		for (size_t k = 0; k < n; k++) {
+		/* Most names hold none of the bytes looked for below; the
+		 * C library finds that fastest. */
+		size_t k = strcspn((const char *)s + pos, " \t\r\n:");
+		for (; k < n; k++) {
 			if (!str_is_valid_byte(s[pos + k]))
 				return CORRUPT(r, sbase + pos + k,
 				               "string %u holds byte 0x%02x (space, tab, "
@@ -272,53 +276,77 @@ static xp_err check_strings(rd *r)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The report of a string reference out of range (out of line, as the
+ * other failures of the checks on the hot path). */
+static xp_err __attribute__((noinline, cold))
+str_fail(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+         uint32_t s)
+{
+	return CORRUPT(r, foff(r, t, i, f), "%s[%u].%s is %u, there are %u "
+	               "strings", tname(t), i, field, s, r->fb->nstr);
+}
+
 /* Checks a string reference at field f of record i of table t. */
-static xp_err str_ref(rd *r, xp_table t, uint32_t i, unsigned f,
-                      const char *field, uint32_t s, int optional)
+static inline __attribute__((always_inline)) xp_err
+str_ref(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+        uint32_t s, int optional)
 {
 	if (optional && s == XP_NOSTR)
 		return XP_E_OK;
-	if (s >= r->fb->nstr)
-		return CORRUPT(r, foff(r, t, i, f),
-		               "%s[%u].%s is %u, there are %u strings", tname(t),
-		               i, field, s, r->fb->nstr);
+	if (__builtin_expect(s >= r->fb->nstr, 0))
+		return str_fail(r, t, i, f, field, s);
 	r->smark[s] |= SM_USED;
 	return XP_E_OK;
 }
 
+static xp_err __attribute__((noinline, cold))
+colon_fail(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+           uint32_t s)
+{
+	return CORRUPT(r, foff(r, t, i, f), "%s[%u].%s \"%.40s\" holds ':'",
+	               tname(t), i, field, xp_fb_str(r->fb, s));
+}
+
 /* A procedure name of a <proc_name>:<objfile> pair cannot hold ':',
  * or the text would split the pair elsewhere. */
-static xp_err pair_name(rd *r, xp_table t, uint32_t i, unsigned f,
-                        const char *field, uint32_t s)
+static inline __attribute__((always_inline)) xp_err
+pair_name(rd *r, xp_table t, uint32_t i, unsigned f, const char *field,
+          uint32_t s)
 {
 	xp_err err = str_ref(r, t, i, f, field, s, 0);
 	if (err)
 		return err;
-	if (r->smark[s] & SM_COLON)
-		return CORRUPT(r, foff(r, t, i, f),
-		               "%s[%u].%s \"%.40s\" holds ':'", tname(t), i, field,
-		               xp_fb_str(r->fb, s));
+	if (__builtin_expect(r->smark[s] & SM_COLON, 0))
+		return colon_fail(r, t, i, f, field, s);
 	return XP_E_OK;
+}
+
+static xp_err __attribute__((noinline, cold))
+slice_fail(rd *r, xp_table pt, uint32_t pi, unsigned ffirst,
+           const char *fname, uint32_t n, xp_table ct, uint32_t cur)
+{
+	uint32_t first = get32(r, pt, pi, ffirst);
+	if (first != cur)
+		return CORRUPT(r, foff(r, pt, pi, ffirst),
+		               "%s[%u].%s is %u, expected %u", tname(pt), pi, fname,
+		               first, cur);
+	return CORRUPT(r, foff(r, pt, pi, ffirst + 4),
+	               "%s[%u] has %u %s from %u, but %s has %u records",
+	               tname(pt), pi, n, tname(ct), first, tname(ct),
+	               r->fb->n[ct]);
 }
 
 /*
  * Checks that a parent's slice of a child table starts at the running
  * sum *cur and fits in the table, then advances *cur.
  */
-static xp_err slice(rd *r, xp_table pt, uint32_t pi, unsigned ffirst,
-                    const char *fname, uint32_t n, xp_table ct,
-                    uint32_t *cur)
+static inline __attribute__((always_inline)) xp_err
+slice(rd *r, xp_table pt, uint32_t pi, unsigned ffirst, const char *fname,
+      uint32_t n, xp_table ct, uint32_t *cur)
 {
-	uint32_t first = get32(r, pt, pi, ffirst);
-	if (first != *cur)
-		return CORRUPT(r, foff(r, pt, pi, ffirst),
-		               "%s[%u].%s is %u, expected %u", tname(pt), pi, fname,
-		               first, *cur);
-	if (n > r->fb->n[ct] - *cur)
-		return CORRUPT(r, foff(r, pt, pi, ffirst + 4),
-		               "%s[%u] has %u %s from %u, but %s has %u records",
-		               tname(pt), pi, n, tname(ct), first, tname(ct),
-		               r->fb->n[ct]);
+	if (__builtin_expect(get32(r, pt, pi, ffirst) != *cur ||
+	                     n > r->fb->n[ct] - *cur, 0))
+		return slice_fail(r, pt, pi, ffirst, fname, n, ct, *cur);
 	*cur += n;
 	return XP_E_OK;
 }
@@ -346,27 +374,14 @@ static xp_err check_stats(rd *r, xp_table pt, uint32_t pi, unsigned ffirst,
 	return err;
 }
 
-/*
- * Ids of a slice must lie in [1..max] and be unique.  max never exceeds
- * the size of the stamp array, which is sized by the largest table.
- */
-static xp_err unique_ids(rd *r, xp_table t, uint32_t first, uint32_t n,
-                         unsigned f, const char *field, uint32_t max)
+/* The check of unique_ids() for ids that do not increase. */
+static xp_err __attribute__((noinline))
+stamped_ids(rd *r, xp_table t, uint32_t first, uint32_t n, unsigned f,
+            const char *field, uint32_t max)
 {
 	xp_err err = XP_E_OK;
 	uint32_t i;
 
-	/* Ids written in increasing order, the usual case, are unique and
-	 * need no stamps: only the first and the last are range-checked. */
-	uint32_t prev = 0;
-	for (i = first; i < first + n; i++) {
-		uint32_t id = get32(r, t, i, f);
-		if (id <= prev)
-			break;
-		prev = id;
-	}
-	if (i == first + n && (n == 0 || prev <= max))
-		return XP_E_OK;
 	for (i = first; i < first + n; i++) {
 		uint32_t id = get32(r, t, i, f);
 		if (id < 1 || id > max) {
@@ -387,6 +402,28 @@ static xp_err unique_ids(rd *r, xp_table t, uint32_t first, uint32_t n,
 	for (uint32_t j = first; j < i; j++)
 		r->stamp[get32(r, t, j, f)] = 0;
 	return err;
+}
+
+/*
+ * Ids of a slice must lie in [1..max] and be unique.  max never exceeds
+ * the size of the stamp array, which is sized by the largest table.
+ */
+static inline __attribute__((always_inline)) xp_err
+unique_ids(rd *r, xp_table t, uint32_t first, uint32_t n, unsigned f,
+           const char *field, uint32_t max)
+{
+	/* Ids written in increasing order, the usual case, are unique and
+	 * need no stamps: only the first and the last are range-checked. */
+	uint32_t prev = 0, i;
+	for (i = first; i < first + n; i++) {
+		uint32_t id = get32(r, t, i, f);
+		if (id <= prev)
+			break;
+		prev = id;
+	}
+	if (i == first + n && (n == 0 || prev <= max))
+		return XP_E_OK;
+	return stamped_ids(r, t, first, n, f, field, max);
 }
 
 /* The report of a field found out of range; kept out of line so that

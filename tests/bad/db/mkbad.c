@@ -220,6 +220,11 @@ static const char *apply(int k, int *fix)
 	case 69: grow(XP_DBE_STROFFS); return "string-offsets-too-long";
 	case 70: grow(XP_DBE_TABLE0 + XP_T_OBJFILES);
 		return "objfile-outside-runs";
+	case 71: put(at(XP_T_PROCS, 2, XP_PR_NCNT), 2);
+		return "counters-past-table";
+	case 72: buf[str_at(5) + 1] = ':'; /* "h:l\tper" */
+		buf[str_at(5) + 3] = '\t';
+		return "tab-after-colon";
 	default: return NULL;
 	}
 }
