@@ -327,7 +327,9 @@ typedef struct {
 	size_t n, cap;
 } hotheap;
 
-static void heap_push(hotheap *h, const hot *x)
+/* Adds x to h if it is hotter than the coldest kept or h has room. */
+static void __attribute__((noinline))
+heap_insert(hotheap *h, const hot *x)
 {
 	size_t i;
 
@@ -362,6 +364,14 @@ static void heap_push(hotheap *h, const hot *x)
 		i = m;
 	}
 	h->v[i] = *x;
+}
+
+/* Offers x to h, at the cost of a comparison for most candidates:
+ * those colder than the coldest kept. */
+static inline void heap_push(hotheap *h, const hot *x)
+{
+	if (h->n < h->cap || (h->cap > 0 && x->count >= h->v[0].count))
+		heap_insert(h, x);
 }
 
 /* A procedure's counters, to be found by id. */
