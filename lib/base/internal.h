@@ -127,6 +127,23 @@ static inline void xp_qsort(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/* A key and what goes with it (an index, a weight), for xp_sort_kv. */
+typedef struct {
+	uint64_t key, val;
+} xp_kv;
+
+/* Sorts the n pairs of v by key in linear time, equal keys in the order
+ * they had (sort.c); XP_E_NOMEM, v unchanged, when out of memory. */
+xp_err xp_sort_kv(xp_kv *v, size_t n);
+/*
+ * Sorts the n records of size bytes at base by the 64-bit fields at the
+ * nkeys offsets of key, the most significant first, equal records in the
+ * order they had (sort.c); XP_E_NOMEM, the records unchanged, when out of
+ * memory.
+ */
+xp_err xp_sort_records(void *base, size_t n, size_t size, const size_t *key,
+                       size_t nkeys);
+
 /* ------------------------------------------------------------------ */
 /* Interned strings (strpool.c)                                        */
 /* ------------------------------------------------------------------ */

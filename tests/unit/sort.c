@@ -1,0 +1,169 @@
+/*
+ * sort.c - unit tests of the linear-time sort of key-value pairs
+ * (lib/base/sort.c): against a stable insertion of the same pairs, for
+ * sizes below and above the insertion-sort threshold, keys that differ
+ * in few or in all of their bytes, many equal keys (whose values must
+ * keep their order), keys already sorted and the empty array; and the
+ * sort of records by two key fields, records in any order and records
+ * already in order by the first field (as a gmon.out lists its arcs).
+ */
+#include <stddef.h>
+
+#include "base/internal.h"
+#include "unit.h"
+
+/* The reference: a stable insertion sort, written here again. */
+static void reference(xp_kv *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1].key > v[j].key; j--) {
+			xp_kv t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* n pairs of keys made from the generator by mask | base, values their
+ * index; sorted both ways and compared. */
+static void check(size_t n, uint64_t mask, uint64_t base, uint64_t seed)
+{
+	xp_kv *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+	uint64_t s = seed;
+	int same = 1;
+
+	if (a == NULL || b == NULL) {
+		CHECK(0);
+		free(a);
+		free(b);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		a[i].key = (unit_next(&s) & mask) | base;
+		a[i].val = i;
+		b[i] = a[i];
+	}
+	CHECK(xp_sort_kv(a, n) == XP_E_OK);
+	reference(b, n);
+	for (size_t i = 0; i < n; i++)
+		if (a[i].key != b[i].key || a[i].val != b[i].val)
+			same = 0;
+	CHECK(same);
+	free(a);
+	free(b);
+}
+
+static void test_small(void)
+{
+	check(0, ~0ull, 0, 1);
+	check(1, ~0ull, 0, 2);
+	check(7, 0xff, 0, 3);
+	check(47, ~0ull, 0, 4);
+	/* Few distinct keys: equal ones keep their order here too. */
+	check(40, 0x3, 0, 11);
+}
+
+static void test_addresses(void)
+{
+	/* Addresses within 2 MiB: three bytes differ, five are shared. */
+	check(5000, 0x1fffff, 0x400000, 5);
+	check(5000, 0x1fffff, 0x7f0000000000ull, 6);
+}
+
+static void test_full_keys(void)
+{
+	check(3000, ~0ull, 0, 7);
+	/* Keys past 2^63 sort as unsigned. */
+	check(3000, 0x80000000000000ffull, 0, 8);
+}
+
+static void test_equal_keys(void)
+{
+	/* Sixteen distinct keys among thousands: the values of each key
+	 * must come out in the order they went in. */
+	check(4000, 0xf0000000000000f0ull, 0, 9);
+	check(100, 0, 42, 10);
+}
+
+static void test_sorted(void)
+{
+	xp_kv v[200];
+
+	for (size_t i = 0; i < 200; i++)
+		v[i] = (xp_kv){i / 3, 199 - i};
+	CHECK(xp_sort_kv(v, 200) == XP_E_OK);
+	for (size_t i = 0; i < 200; i++)
+		CHECK(v[i].key == i / 3 && v[i].val == 199 - i);
+	for (size_t i = 0; i < 200; i++)
+		v[i] = (xp_kv){199 - i, i};
+	CHECK(xp_sort_kv(v, 200) == XP_E_OK);
+	for (size_t i = 0; i < 200; i++)
+		CHECK(v[i].key == i && v[i].val == 199 - i);
+}
+
+/* A record of two keys and its position before the sort. */
+typedef struct {
+	uint64_t hi, lo, pos;
+} rec;
+
+/* n records with keys from the generator masked; sorted_hi: the first
+ * keys ascending already. */
+static void check_records(size_t n, uint64_t mhi, uint64_t mlo, int sorted_hi,
+                          uint64_t seed)
+{
+	static const size_t key[2] = { offsetof(rec, hi), offsetof(rec, lo) };
+	rec *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+	uint64_t s = seed;
+	int same = 1;
+
+	if (a == NULL || b == NULL) {
+		CHECK(0);
+		free(a);
+		free(b);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		a[i].hi = sorted_hi ? i / 3 : unit_next(&s) & mhi;
+		a[i].lo = unit_next(&s) & mlo;
+		a[i].pos = i;
+		b[i] = a[i];
+	}
+	CHECK(xp_sort_records(a, n, sizeof *a, key, 2) == XP_E_OK);
+	/* The reference: stable insertion by (hi, lo). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (b[j - 1].hi > b[j].hi ||
+		                             (b[j - 1].hi == b[j].hi &&
+		                              b[j - 1].lo > b[j].lo)); j--) {
+			rec t = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (a[i].hi != b[i].hi || a[i].lo != b[i].lo ||
+		    a[i].pos != b[i].pos)
+			same = 0;
+	CHECK(same);
+	free(a);
+	free(b);
+}
+
+static void test_records(void)
+{
+	check_records(0, 0xff, 0xff, 0, 21);
+	check_records(30, 0x3, 0x3, 0, 22);
+	check_records(30, 0, 0xffff, 0, 23);
+	check_records(3000, 0x1fffff, 0x1fffff, 0, 24);
+	check_records(3000, 0xf, 0x7, 0, 25);
+	check_records(3000, 0, 0x1fffff, 1, 26);
+	check_records(3000, 0, 0x3, 1, 27);
+}
+
+int main(void)
+{
+	RUN(test_small);
+	RUN(test_addresses);
+	RUN(test_full_keys);
+	RUN(test_equal_keys);
+	RUN(test_sorted);
+	RUN(test_records);
+	return unit_done();
+}
