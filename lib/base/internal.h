@@ -490,6 +490,22 @@ static inline void xp_wbuf_commit(xp_wbuf *w, size_t n)
  */
 const char *xp_sym_strtab_name(const xp_sym *s, const xp_symbol *y);
 /*
+ * xp_sym_lookup for addresses looked up one after the other: *at (0 at
+ * first) keeps where the last one was found.  Any order gives the same
+ * answers; ascending addresses cost a few steps each.
+ */
+const xp_symbol *xp_sym_lookup_next(const xp_sym *s, size_t *at,
+                                    uint64_t addr);
+/*
+ * The contents of the object at addr in memory, for reading many
+ * addresses without a call each: the bytes of the addresses [*lo, *hi),
+ * which hold addr, and which xp_sym_read reads as they are here.  NULL
+ * when xp_sym_read would read no bytes at addr, or would read them from
+ * the file (which is then not mapped).
+ */
+const unsigned char *xp_sym_span(const xp_sym *s, uint64_t addr,
+                                 uint64_t *lo, uint64_t *hi);
+/*
  * name demangled as binutils' nm --demangle and addr2line -C print it
  * (parameters included), malloc'd; NULL when it is not a mangled name.
  */

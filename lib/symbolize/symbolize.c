@@ -6,7 +6,11 @@
  * stripped) and our own sorted copy of the symbols; lookups by address
  * are binary searches over the code symbols.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bfd.h>
 
@@ -28,6 +32,10 @@ struct xp_sym {
 	unsigned elf_symentsize, elf_big;
 	char *strtab;
 	size_t strtab_size;
+	/* The file mapped, for reading code a few bytes at a time without a
+	 * seek and a read each (xp_sym_read), or NULL. */
+	const unsigned char *map;
+	size_t maplen;
 };
 
 static xp_err bfd_diag(xp_diags *d, const char *path, xp_err code)
@@ -333,6 +341,27 @@ static void text_range(xp_sym *s)
 	}
 }
 
+/* Maps the file of an ELF object; without a map, libbfd reads it. */
+static void map_file(xp_sym *s, const char *path)
+{
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (bfd_get_flavour(s->abfd) != bfd_target_elf_flavour ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			s->map = m;
+			s->maplen = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+}
+
 xp_err xp_sym_open(const char *path, xp_sym **out, xp_diags *d)
 {
 	xp_sym *s;
@@ -376,6 +405,7 @@ xp_err xp_sym_open(const char *path, xp_sym **out, xp_diags *d)
 		return err;
 	}
 	text_range(s);
+	map_file(s, path);
 	*out = s;
 	return XP_E_OK;
 }
@@ -386,6 +416,8 @@ void xp_sym_free(xp_sym *s)
 		return;
 	if (s->abfd != NULL)
 		bfd_close(s->abfd);
+	if (s->map != NULL)
+		munmap((void *)s->map, s->maplen);
 	XP_FREE(s->syms, s->tab, s->code, s->strtab, s);
 }
 
@@ -433,23 +465,67 @@ const xp_symbol *xp_sym_get(const xp_sym *s, size_t i)
 	return i < s->n ? &s->tab[i] : NULL;
 }
 
-const xp_symbol *xp_sym_lookup(const xp_sym *s, uint64_t addr)
+/* The address of the k-th code symbol. */
+static uint64_t code_addr(const xp_sym *s, size_t k)
 {
-	size_t lo = 0, hi = s->ncode;
-	const xp_symbol *y;
+	return s->tab[s->code[k]].addr;
+}
 
-	/* The last code symbol at or below addr. */
+/* The first code symbol in [lo, hi) above addr (hi when none). */
+static size_t code_above(const xp_sym *s, size_t lo, size_t hi,
+                         uint64_t addr)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->tab[s->code[mid]].addr <= addr)
+		if (code_addr(s, mid) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	return lo;
+}
+
+/* The code symbol before position k (the last at or below the address
+ * looked up), when it holds addr. */
+static const xp_symbol *code_holder(const xp_sym *s, size_t k, uint64_t addr)
+{
+	const xp_symbol *y;
+
+	if (k == 0)
 		return NULL;
-	y = &s->tab[s->code[lo - 1]];
+	y = &s->tab[s->code[k - 1]];
 	return addr - y->addr < y->size ? y : NULL;
+}
+
+const xp_symbol *xp_sym_lookup(const xp_sym *s, uint64_t addr)
+{
+	return code_holder(s, code_above(s, 0, s->ncode, addr), addr);
+}
+
+/*
+ * From the position of the address before, the search gallops forwards:
+ * steps of 1, 2, 4... until it passes addr, then halves the last step.
+ * Addresses in order cost a few comparisons each however many symbols
+ * lie between them; an address below the one before starts afresh.
+ */
+const xp_symbol *xp_sym_lookup_next(const xp_sym *s, size_t *at,
+                                    uint64_t addr)
+{
+	size_t lo = *at, step = 1, hi, k;
+
+	if (lo > s->ncode || (lo > 0 && code_addr(s, lo - 1) > addr)) {
+		k = code_above(s, 0, s->ncode, addr);
+	} else {
+		while (step <= s->ncode - lo &&
+		       code_addr(s, lo + step - 1) <= addr) {
+			lo += step;
+			step *= 2;
+		}
+		hi = step <= s->ncode - lo ? lo + step - 1 : s->ncode;
+		k = code_above(s, lo, hi, addr);
+	}
+	*at = k;
+	return code_holder(s, k, addr);
 }
 
 int xp_sym_line(xp_sym *s, uint64_t addr, const char **file,
@@ -655,9 +731,25 @@ int xp_sym_build_id(const xp_sym *s, char *buf, size_t size)
 	return -1;
 }
 
+/* Where the map holds the contents of sec at offset off, n bytes long,
+ * or NULL when libbfd must read them. */
+static const unsigned char *mapped(const xp_sym *s, const asection *sec,
+                                   uint64_t off, uint64_t n)
+{
+	/* What libbfd would read: the bytes at the section's place in the
+	 * file, unless it holds the section in memory. */
+	if (s->map == NULL || (bfd_section_flags(sec) & SEC_IN_MEMORY) ||
+	    sec->filepos < 0 || (uint64_t)sec->filepos > s->maplen ||
+	    off > s->maplen - (uint64_t)sec->filepos ||
+	    n > s->maplen - (uint64_t)sec->filepos - off)
+		return NULL;
+	return s->map + sec->filepos + off;
+}
+
 int xp_sym_read(const xp_sym *s, uint64_t addr, void *buf, size_t n)
 {
 	asection *sec = section_of(s->abfd, addr);
+	const unsigned char *p;
 	uint64_t off;
 
 	if (sec == NULL || !(bfd_section_flags(sec) & SEC_HAS_CONTENTS))
@@ -665,6 +757,47 @@ int xp_sym_read(const xp_sym *s, uint64_t addr, void *buf, size_t n)
 	off = addr - bfd_section_vma(sec);
 	if (n > bfd_section_size(sec) || off > bfd_section_size(sec) - n)
 		return -1;
+	if ((p = mapped(s, sec, off, n)) != NULL) {
+		memcpy(buf, p, n);
+		return 0;
+	}
 	return bfd_get_section_contents(s->abfd, sec, buf, (file_ptr)off,
 	                                n) ? 0 : -1;
+}
+
+/*
+ * section_of() gives the first section in the list that holds an
+ * address; the span is the part of addr's section that no section
+ * before it in the list overlaps, so that xp_sym_read finds the same
+ * section for every address in it.
+ */
+const unsigned char *xp_sym_span(const xp_sym *s, uint64_t addr,
+                                 uint64_t *lo, uint64_t *hi)
+{
+	asection *sec = section_of(s->abfd, addr);
+	uint64_t vma, end;
+
+	if (sec == NULL || !(bfd_section_flags(sec) & SEC_HAS_CONTENTS))
+		return NULL;
+	vma = bfd_section_vma(sec);
+	end = vma + bfd_section_size(sec);
+	if (end < vma)
+		return NULL;
+	for (asection *e = s->abfd->sections; e != sec; e = e->next) {
+		uint64_t ev = bfd_section_vma(e), ee = ev + bfd_section_size(e);
+		if (!(bfd_section_flags(e) & SEC_ALLOC) || ee == ev)
+			continue;
+		if (ee < ev)        /* it wraps: no span, reads one by one */
+			return NULL;
+		if (ee <= vma || ev >= end)
+			continue;
+		/* addr is in no section before sec: e lies below or above. */
+		if (ee <= addr)
+			vma = ee;
+		else
+			end = ev;
+	}
+	*lo = vma;
+	*hi = end;
+	return mapped(s, sec, vma - bfd_section_vma(sec), end - vma);
 }

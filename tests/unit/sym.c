@@ -2,7 +2,9 @@
  * sym.c - unit tests of the symbolizer (lib/symbolize/symbolize.c) on the real
  * executables of ../shared/realdata: x86-64 and i386 PIEs, a non-PIE,
  * and big-endian 32-bit PowerPC and 64-bit s390x.  The expected values
- * are what nm(1) and addr2line(1) print for the same files.
+ * are what nm(1) and addr2line(1) print for the same files; lookups in
+ * order and the mapped bytes of a section agree with the plain lookup
+ * and the plain read.
  */
 #include <stdlib.h>
 
@@ -144,6 +146,74 @@ static void test_strtab(void)
 	check_strtab(RD "gmon/callcounts_pg32", "main", NULL);
 }
 
+/* xp_sym_lookup_next answers as xp_sym_lookup does, for addresses in
+ * ascending order (small steps and large ones) and in any order. */
+static void check_lookup_next(const char *path)
+{
+	xp_sym *s = open_ok(path);
+	uint64_t lo, hi, r = 7;
+	size_t at = 0, bad = 0;
+
+	if (s == NULL)
+		return;
+	xp_sym_text_range(s, &lo, &hi);
+	for (uint64_t a = lo - 16; a < hi + 16; a += 3)
+		bad += xp_sym_lookup_next(s, &at, a) != xp_sym_lookup(s, a);
+	at = 0;
+	for (uint64_t a = lo; a < hi; a += 1 + (unit_next(&r) & 0xfff))
+		bad += xp_sym_lookup_next(s, &at, a) != xp_sym_lookup(s, a);
+	for (int i = 0; i < 5000; i++) {
+		uint64_t a = lo + unit_next(&r) % (hi - lo + 64);
+		bad += xp_sym_lookup_next(s, &at, a) != xp_sym_lookup(s, a);
+	}
+	CHECK(bad == 0);
+	CHECK(xp_sym_lookup_next(s, &at, 0) == NULL);
+	xp_sym_free(s);
+}
+
+static void test_lookup_next(void)
+{
+	check_lookup_next(RD "gmon/sortbench_pg_nopie");
+	check_lookup_next(RD "gmon/callcounts_ppc");
+	check_lookup_next(RD "gmon/callcounts_pg32");
+}
+
+/* The bytes that xp_sym_span shows are those xp_sym_read reads, at
+ * every address of the span near the one asked for. */
+static void check_span(const char *path)
+{
+	xp_sym *s = open_ok(path);
+	uint64_t lo, hi, slo = 0, shi = 0;
+	size_t spans = 0, bad = 0;
+
+	if (s == NULL)
+		return;
+	xp_sym_text_range(s, &lo, &hi);
+	for (uint64_t a = lo; a < hi; a += 61) {
+		const unsigned char *p = xp_sym_span(s, a, &slo, &shi);
+		unsigned char b[8];
+
+		if (p == NULL)
+			continue;
+		spans++;
+		bad += a < slo || a >= shi;
+		for (uint64_t x = a; x < a + 32 && x + 8 <= shi; x++)
+			bad += xp_sym_read(s, x, b, 8) != 0 ||
+			       memcmp(b, p + (x - slo), 8) != 0;
+	}
+	CHECK(spans > 0);
+	CHECK(bad == 0);
+	CHECK(xp_sym_span(s, 0, &slo, &shi) == NULL);
+	xp_sym_free(s);
+}
+
+static void test_span(void)
+{
+	check_span(RD "gmon/sortbench_pg_nopie");
+	check_span(RD "gmon/callcounts_s390x");
+	check_span(RD "gmon/callcounts_pg32");
+}
+
 static void test_not_object(void)
 {
 	xp_diags *d = xp_diags_new(0);
@@ -166,6 +236,8 @@ int main(void)
 	RUN(test_s390x_be);
 	RUN(test_sorted);
 	RUN(test_strtab);
+	RUN(test_lookup_next);
+	RUN(test_span);
 	RUN(test_not_object);
 	return unit_done();
 }
