@@ -1344,7 +1344,7 @@ int main(int argc, char **argv)
 	if (cl.lo.exe && !cl.gcda) {
 		xp_diags *sd = xp_diags_new(MAX_DIAGS);
 		if (sd && xp_sym_open(cl.lo.exe, &exe_sym, sd) == XP_E_OK)
-			cl.lo.exe_sym = exe_sym;
+			cl.lo.exe_sym = r.lo.exe_sym = exe_sym;
 		xp_diags_free(sd);
 	}
 	if (!r.m || !r.man || !d)

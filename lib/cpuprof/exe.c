@@ -206,9 +206,10 @@ static xp_err tally_pcs(const xp_cpuprof *p, const xp_sym *s,
 				continue;
 			if (m != NULL && pic)
 				pc = pc - m->start + m->offset;
-			xp_exe_tally_add(t, pc, xp_exe_inside(t, pc), r->count);
 			if (k > 0)
 				xp_exe_tally_ra(t, pc + 1, r->count);
+			else
+				xp_exe_tally_pc(t, pc, r->count);
 		}
 	}
 	free(v);

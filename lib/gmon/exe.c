@@ -16,20 +16,24 @@
 
 #include "gmon/gmon.h"
 
-/* The value of the first symbol named one of names; 0 when found. */
+/* The value of the first symbol named as the first of names that any
+ * symbol is named; 0 when found.  One pass over the symbols. */
 static int symbol_value(const xp_sym *s, const char *const *names,
                         uint64_t *v, const char **which)
 {
-	for (const char *const *n = names; *n != NULL; n++)
-		for (size_t i = 0; i < xp_sym_count(s); i++) {
-			const xp_symbol *y = xp_sym_get(s, i);
-			if (strcmp(y->name, *n) == 0) {
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < xp_sym_count(s) && best > 0; i++) {
+		const xp_symbol *y = xp_sym_get(s, i);
+		for (size_t k = 0; k < best && names[k] != NULL; k++)
+			if (y->name[0] == names[k][0] &&
+			    strcmp(y->name, names[k]) == 0) {
+				best = k;
 				*v = y->addr;
-				*which = *n;
-				return 0;
+				*which = names[k];
 			}
-		}
-	return -1;
+	}
+	return best == SIZE_MAX ? -1 : 0;
 }
 
 /*
@@ -85,43 +89,67 @@ static void compare_range(const xp_gmon *g, const xp_sym *s,
 /*
  * Whether the arcs hold functions' addresses, as a sum by function
  * (gprof -s, xprof_merge --by-function) writes them, instead of return
- * addresses: some self_pc is where a function starts, which the return
- * address of a function's call to mcount never is.
+ * addresses: some self_pc (of the n in self, sorted) is where a function
+ * starts, which the return address of a function's call to mcount never
+ * is.
  */
-static int by_function(const xp_gmon *g, const xp_exe_tally *t)
+static int by_function(const xp_kv *self, size_t n, const xp_sym *s)
 {
-	for (size_t i = 0; i < g->n_arcs; i++) {
-		const xp_symbol *y = xp_sym_lookup(t->sym, g->arcs[i].self_pc);
-		if (y != NULL && y->addr == g->arcs[i].self_pc)
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const xp_symbol *y = xp_sym_lookup_next(s, &at, self[i].key);
+		if (y != NULL && y->addr == self[i].key)
 			return 1;
 	}
 	return 0;
 }
 
-/* An end of an arc: a return address (of the call into the function,
- * from_pc, or of the function's call to mcount, self_pc) unless sum. */
-static void arc_end(xp_exe_tally *t, uint64_t pc, uint64_t count, int sum)
+/*
+ * Both ends of every arc: return addresses (of the call to the callee,
+ * from_pc, and of the callee's call to mcount, self_pc) unless summed by
+ * function.  Each end is sorted, the callers at the cost of a look (a
+ * gmon.out lists arcs by caller), and both go to the tally merged into
+ * one ascending list, which it then need not sort.
+ */
+static xp_err tally_arcs(const xp_gmon *g, xp_exe_tally *t)
 {
-	if (sum) {
-		xp_exe_tally_add(t, pc, xp_exe_inside(t, pc), count);
-		return;
+	size_t n = g->n_arcs, i = 0, j = 0;
+	xp_kv *from = malloc((n + 1) * sizeof *from);
+	xp_kv *self = malloc((n + 1) * sizeof *self), *all;
+	xp_err err = XP_E_NOMEM;
+
+	if (from == NULL || self == NULL)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		from[k] = (xp_kv){g->arcs[k].from_pc, g->arcs[k].count};
+		self[k] = (xp_kv){g->arcs[k].self_pc, g->arcs[k].count};
 	}
-	xp_exe_tally_add(t, pc - 1, xp_exe_inside(t, pc - 1), count);
-	xp_exe_tally_ra(t, pc, count);
+	if ((err = xp_sort_kv(from, n)) != XP_E_OK ||
+	    (err = xp_sort_kv(self, n)) != XP_E_OK)
+		goto out;
+	all = xp_exe_tally_room(t, !by_function(self, n, t->sym), 2 * n);
+	while (all != NULL && (i < n || j < n))
+		*all++ = j == n || (i < n && from[i].key <= self[j].key)
+		         ? from[i++] : self[j++];
+out:
+	free(from);
+	free(self);
+	return err;
 }
 
 /* Histogram bins with samples (inside when either end of the bin is),
  * both ends of every arc and basic blocks. */
-static void tally_pcs(const xp_gmon *g, xp_exe_tally *t)
+static xp_err tally_pcs(const xp_gmon *g, xp_exe_tally *t)
 {
 	for (size_t i = 0; i < g->n_hists; i++) {
 		const xp_gmon_hist *h = &g->hists[i];
 		uint64_t span = h->high_pc > h->low_pc ? h->high_pc - h->low_pc
 		                                       : 0;
-		for (uint32_t b = 0; b < h->n_bins && span > 0; b++) {
+		for (uint32_t b = xp_gmon_next_bin(h->bins, 0, h->n_bins);
+		     b < h->n_bins && span > 0;
+		     b = xp_gmon_next_bin(h->bins, b + 1, h->n_bins)) {
 			uint64_t lo, hi;
-			if (h->bins[b] == 0)
-				continue;
 			/* The bin's share of the range, as gprof spreads it. */
 			lo = h->low_pc + (uint64_t)((double)span * b / h->n_bins);
 			hi = h->low_pc + (uint64_t)((double)span * (b + 1) /
@@ -131,17 +159,9 @@ static void tally_pcs(const xp_gmon *g, xp_exe_tally *t)
 			                 h->bins[b]);
 		}
 	}
-	int sum = by_function(g, t);
-
-	for (size_t i = 0; i < g->n_arcs; i++) {
-		const xp_gmon_arc *a = &g->arcs[i];
-		arc_end(t, a->from_pc, a->count, sum);
-		arc_end(t, a->self_pc, a->count, sum);
-	}
 	for (size_t i = 0; i < g->n_bbs; i++)
-		xp_exe_tally_add(t, g->bbs[i].addr,
-		                 xp_exe_inside(t, g->bbs[i].addr),
-		                 g->bbs[i].count);
+		xp_exe_tally_pc(t, g->bbs[i].addr, g->bbs[i].count);
+	return tally_arcs(g, t);
 }
 
 xp_err xp_gmon_check_exe(const void *model, const xp_sym *s,
@@ -153,9 +173,9 @@ xp_err xp_gmon_check_exe(const void *model, const xp_sym *s,
 
 	compare_range(g, s, exe, name, d);
 	xp_exe_tally_init(&t, s);
-	tally_pcs(g, &t);
-	err = xp_exe_verdict(&t, exe, name, "recorded PCs (counted once "
-	                     "per sample or call)", d);
+	if ((err = tally_pcs(g, &t)) == XP_E_OK)
+		err = xp_exe_verdict(&t, exe, name, "recorded PCs (counted "
+		                     "once per sample or call)", d);
 	xp_exe_tally_free(&t);
 	return err;
 }

@@ -35,6 +35,23 @@ static inline uint64_t xp_gmon_arc_max(const xp_gmon *g)
 	                                : xp_gmon_word_max(g->addr_bytes);
 }
 
+/* The first bin at or after i of the n bins that is not empty, or n.
+ * Most bins of a histogram are, and are passed over 16 at a time. */
+static inline uint32_t xp_gmon_next_bin(const uint16_t *bins, uint32_t i,
+                                        uint32_t n)
+{
+	uint64_t w[4];
+
+	for (; n - i >= 16; i += 16) {
+		memcpy(w, bins + i, sizeof w);
+		if ((w[0] | w[1] | w[2] | w[3]) != 0)
+			break;
+	}
+	while (i < n && bins[i] == 0)
+		i++;
+	return i;
+}
+
 /* "le64" and the like, for messages. */
 const char *xp_gmon_layout_name(int big, unsigned addr_bytes);
 

@@ -507,10 +507,11 @@ static xp_err xp_gmon_read(const unsigned char *buf, size_t len,
 	}
 	if (o->exe != NULL) {
 		xp_sym *s = NULL;
-		if ((err = xp_sym_open(o->exe, &s, d)) != XP_E_OK)
+		if (o->exe_sym == NULL &&
+		    (err = xp_sym_open(o->exe, &s, d)) != XP_E_OK)
 			return err;
-		big = xp_sym_big_endian(s);
-		ab = xp_sym_addr_bytes(s);
+		big = xp_sym_big_endian(s != NULL ? s : o->exe_sym);
+		ab = xp_sym_addr_bytes(s != NULL ? s : o->exe_sym);
 		xp_sym_free(s);
 		err = read_layout(buf, len, name, bsd, big, ab, &g, d);
 		*out = g;

@@ -25,11 +25,11 @@ void xp_exe_tally_init(xp_exe_tally *t, const xp_sym *s)
 	xp_sym_text_range(s, &t->lo, &t->hi);
 }
 
-int xp_exe_inside(const xp_exe_tally *t, uint64_t addr)
+int xp_exe_inside(xp_exe_tally *t, uint64_t addr)
 {
 	if (t->stripped)
 		return addr >= t->lo && addr < t->hi;
-	return xp_sym_lookup(t->sym, addr) != NULL;
+	return xp_sym_lookup_next(t->sym, &t->at, addr) != NULL;
 }
 
 void xp_exe_tally_add(xp_exe_tally *t, uint64_t addr, int inside,
@@ -37,11 +37,9 @@ void xp_exe_tally_add(xp_exe_tally *t, uint64_t addr, int inside,
 {
 	if (weight == 0)
 		return;
-	t->total = weight > UINT64_MAX - t->total ? UINT64_MAX
-	                                          : t->total + weight;
+	t->total = xp_sat_add(t->total, weight);
 	if (inside) {
-		t->in = weight > UINT64_MAX - t->in ? UINT64_MAX
-		                                    : t->in + weight;
+		t->in = xp_sat_add(t->in, weight);
 		return;
 	}
 	if (!t->have_out || addr < t->out_addr)
@@ -51,26 +49,79 @@ void xp_exe_tally_add(xp_exe_tally *t, uint64_t addr, int inside,
 
 void xp_exe_tally_free(xp_exe_tally *t)
 {
-	free(t->ra);
-	t->ra = NULL;
-	t->nra = t->racap = 0;
+	XP_FREE(t->pc, t->ra);
+	t->pc = t->ra = NULL;
+	t->npc = t->pccap = t->nra = t->racap = 0;
+}
+
+xp_kv *xp_exe_tally_room(xp_exe_tally *t, int ra, size_t n)
+{
+	xp_kv **v = ra ? &t->ra : &t->pc;
+	size_t *len = ra ? &t->nra : &t->npc, *cap = ra ? &t->racap : &t->pccap;
+
+	if (n == 0 || t->nomem)
+		return NULL;
+	if (xp_grow(v, cap, *len + n - 1, sizeof **v) != XP_E_OK) {
+		t->nomem = 1;
+		return NULL;
+	}
+	*len += n;
+	return *v + *len - n;
+}
+
+void xp_exe_tally_pc(xp_exe_tally *t, uint64_t pc, uint64_t weight)
+{
+	xp_kv *e = xp_exe_tally_room(t, 0, 1);
+
+	if (e != NULL)
+		*e = (xp_kv){pc, weight};
 }
 
 void xp_exe_tally_ra(xp_exe_tally *t, uint64_t ra, uint64_t weight)
 {
-	if (weight == 0 || t->nomem)
-		return;
-	if (t->nra == t->racap) {
-		size_t cap = t->racap ? 2 * t->racap : 256;
-		xp_exe_ra *q = realloc(t->ra, cap * sizeof *q);
-		if (q == NULL) {
-			t->nomem = 1;
-			return;
+	xp_kv *e = xp_exe_tally_room(t, 1, 1);
+
+	if (e != NULL)
+		*e = (xp_kv){ra, weight};
+}
+
+/* Sorts the list and sums the weights of equal addresses; addresses of
+ * no weight are left out, as if never added. */
+static xp_err fold(xp_kv *v, size_t *n)
+{
+	size_t k = 0;
+	xp_err err = xp_sort_kv(v, *n);
+
+	if (err != XP_E_OK)
+		return err;
+	for (size_t i = 0; i < *n; i++) {
+		if (k > 0 && v[k - 1].key == v[i].key) {
+			v[k - 1].val = xp_sat_add(v[k - 1].val, v[i].val);
+			continue;
 		}
-		t->ra = q;
-		t->racap = cap;
+		if (k > 0 && v[k - 1].val == 0)
+			k--;
+		v[k++] = v[i];
 	}
-	t->ra[t->nra++] = (xp_exe_ra){ra, weight};
+	*n = k > 0 && v[k - 1].val == 0 ? k - 1 : k;
+	return XP_E_OK;
+}
+/* The PCs and return addresses kept, counted in address order. */
+static xp_err count_kept(xp_exe_tally *t)
+{
+	xp_err err;
+
+	if ((err = fold(t->pc, &t->npc)) != XP_E_OK ||
+	    (err = fold(t->ra, &t->nra)) != XP_E_OK)
+		return err;
+	for (size_t i = 0; i < t->npc; i++)
+		xp_exe_tally_add(t, t->pc[i].key,
+		                 xp_exe_inside(t, t->pc[i].key), t->pc[i].val);
+	for (size_t i = 0; i < t->nra; i++) {
+		uint64_t pc = t->ra[i].key - 1;
+		xp_exe_tally_add(t, pc, xp_exe_inside(t, pc), t->ra[i].val);
+	}
+	return XP_E_OK;
 }
 
 /*
@@ -113,56 +164,76 @@ static int a64_call_before(const unsigned char *b, int big)
 	       (i & 0xfefff800u) == 0xd63f0800u;
 }
 
-/* 1 when a call instruction ends at ra, 0 when not, -1 when the
- * machine's calls are not known here or the bytes are not in the file. */
-static int after_call(const xp_sym *s, uint64_t ra)
+/* How the bytes before return addresses are read: the machine (0 when
+ * its calls are not known here; "i386" also names x86-64), how many
+ * bytes a call ends in, and the part of the file read last. */
+typedef struct {
+	enum { NONE, X86, A64 } mach;
+	size_t need;
+	int big;
+	const unsigned char *p;
+	uint64_t lo, hi;
+} reader;
+
+static void reader_init(reader *r, const xp_sym *s)
 {
 	const char *arch = xp_sym_arch(s);
-	unsigned char b[8];
 
-	if (strncmp(arch, "i386", 4) == 0)
-		return ra >= 8 && xp_sym_read(s, ra - 8, b, 8) == 0
-		       ? x86_call_before(b, 8) : -1;
-	if (strncmp(arch, "aarch64", 7) == 0)
-		return ra >= 4 && xp_sym_read(s, ra - 4, b, 4) == 0
-		       ? a64_call_before(b, xp_sym_big_endian(s)) : -1;
-	return -1;
+	memset(r, 0, sizeof *r);
+	if (strncmp(arch, "i386", 4) == 0) {
+		r->mach = X86;
+		r->need = 8;
+	} else if (strncmp(arch, "aarch64", 7) == 0) {
+		r->mach = A64;
+		r->need = 4;
+		r->big = xp_sym_big_endian(s);
+	}
 }
 
-static int cmp_ra(const void *a, const void *b)
+/* 1 when a call instruction ends at ra, 0 when not, -1 when the
+ * machine's calls are not known here or the bytes are not in the file.
+ * Return addresses in order read the file's mapped bytes in place. */
+static int after_call(const xp_sym *s, reader *r, uint64_t ra)
 {
-	const xp_exe_ra *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	unsigned char buf[8];
+	const unsigned char *b = buf;
+	uint64_t at = ra - r->need;
+
+	if (r->mach == NONE || ra < r->need)
+		return -1;
+	if (r->p == NULL || at < r->lo || at >= r->hi)
+		r->p = xp_sym_span(s, at, &r->lo, &r->hi);
+	if (r->p != NULL && ra <= r->hi)
+		b = r->p + (at - r->lo);
+	else if (xp_sym_read(s, at, buf, r->need) != 0)
+		return -1;
+	return r->mach == X86 ? x86_call_before(b, 8)
+	                      : a64_call_before(b, r->big);
 }
 
-/* The return addresses: a warning when more than half of them (by
- * weight) follow no call instruction. */
+/* The return addresses (sorted, each once): a warning when more than
+ * half of them (by weight) follow no call instruction. */
 static void check_ras(xp_exe_tally *t, const char *exe, const char *name,
                       xp_diags *d)
 {
 	uint64_t total = 0, bad = 0, lowest = 0;
 	size_t nbad = 0, n = 0;
+	reader r;
 
-	xp_qsort(t->ra, t->nra, sizeof *t->ra, cmp_ra);
+	reader_init(&r, t->sym);
 	for (size_t i = 0; i < t->nra; i++) {
-		uint64_t w = 0;
-		size_t j = i;
-		int call;
+		uint64_t w = t->ra[i].val;
+		int call = after_call(t->sym, &r, t->ra[i].key);
 
-		for (; j < t->nra && t->ra[j].addr == t->ra[i].addr; j++)
-			w = w > UINT64_MAX - t->ra[j].weight ? UINT64_MAX
-			                                     : w + t->ra[j].weight;
-		call = after_call(t->sym, t->ra[i].addr);
 		if (call >= 0) {
 			n++;
-			total = w > UINT64_MAX - total ? UINT64_MAX : total + w;
+			total = xp_sat_add(total, w);
 		}
 		if (call == 0) {
 			if (nbad++ == 0)
-				lowest = t->ra[i].addr;
-			bad = w > UINT64_MAX - bad ? UINT64_MAX : bad + w;
+				lowest = t->ra[i].key;
+			bad = xp_sat_add(bad, w);
 		}
-		i = j - 1;
 	}
 	/* More than half: a wrong unwinding gives a few return addresses
 	 * that follow no call; another build gives almost only such. */
@@ -179,12 +250,13 @@ xp_err xp_exe_verdict(xp_exe_tally *t, const char *exe, const char *name,
                       const char *what, xp_diags *d)
 {
 	char where[80];
-	uint64_t out = t->total - t->in;
+	uint64_t out;
 
-	if (t->nomem)
+	if (t->nomem || count_kept(t) != XP_E_OK)
 		return XP_E_NOMEM;
 	if (t->total == 0)
 		return XP_E_OK;
+	out = t->total - t->in;
 	/* Without a symbol table only the code sections are known. */
 	if (t->stripped)
 		snprintf(where, sizeof where, "its code (0x%" PRIx64 "-0x%"

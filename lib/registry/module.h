@@ -159,30 +159,39 @@ const xp_module *xp_module_next(const xp_module *m);
  * samples or calls, and how many of them fall inside one of its functions
  * (inside its code when it has no symbol table); and the return addresses
  * among them, which in the right build follow a call instruction (exe.c).
+ * PCs and return addresses are kept as they come and looked up at the
+ * verdict, sorted, each distinct address once.
  */
-typedef struct {
-	uint64_t addr, weight;
-} xp_exe_ra;
-
 typedef struct {
 	const xp_sym *sym;
 	int stripped;
 	uint64_t lo, hi;           /* its code */
+	size_t at;                 /* where the last lookup ended */
 	uint64_t total, in;
 	uint64_t out_addr;         /* the lowest PC outside */
 	int have_out;
-	xp_exe_ra *ra;             /* return addresses, as added */
-	size_t nra, racap;
+	xp_kv *pc, *ra;            /* PCs and return addresses (key) with
+	                            * their weights (val), as added */
+	size_t npc, pccap, nra, racap;
 	int nomem;                 /* an addition ran out of memory */
 } xp_exe_tally;
 
 void xp_exe_tally_init(xp_exe_tally *t, const xp_sym *s);
 void xp_exe_tally_free(xp_exe_tally *t);
-/* Whether addr (a link-time address of the executable) is inside. */
-int xp_exe_inside(const xp_exe_tally *t, uint64_t addr);
+/* Whether addr (a link-time address of the executable) is inside; fast
+ * for addresses in ascending order. */
+int xp_exe_inside(xp_exe_tally *t, uint64_t addr);
+/* A PC counted at once, inside or not, weight times. */
 void xp_exe_tally_add(xp_exe_tally *t, uint64_t addr, int inside,
                       uint64_t weight);
-/* A return address (the address after a call), weight times. */
+/* Room for n more PCs (ra 0) or return addresses (ra 1) that the caller
+ * fills with addresses (key) and weights (val); NULL when n is 0 or
+ * memory ran out (the verdict then says so). */
+xp_kv *xp_exe_tally_room(xp_exe_tally *t, int ra, size_t n);
+/* A PC, weight times, looked up at the verdict. */
+void xp_exe_tally_pc(xp_exe_tally *t, uint64_t pc, uint64_t weight);
+/* A return address (the address after a call), weight times: the PC of
+ * the call, ra - 1, counts, and ra must follow a call instruction. */
 void xp_exe_tally_ra(xp_exe_tally *t, uint64_t ra, uint64_t weight);
 /* The error or warnings the tally calls for; what names the PCs counted
  * ("sampled PCs"). */
