@@ -13,7 +13,8 @@
 #    with --no-demangle, as gprof --no-demangle prints them;
 #  - merging the three sortbench runs (by pc and by function) gives a file
 #    on which gprof prints the run123 expectations, a weight of 2 equals
-#    the input twice, and mismatched histograms are refused;
+#    the input twice, gprof's sum (its arcs in no order) merged with
+#    itself has each arc once, and mismatched histograms are refused;
 #  - the conversion to feedback of callcounts gives the expected text;
 #  - the function coverage that xprof_tcov finds in the conversion of a
 #    gmon.out of covfns.c (gcc -pg, -O0 and -O2) is gcov's on the same
@@ -166,6 +167,20 @@ if cmp -s "$work/w2" "$work/x2" && [ ! -s "$work/err" ]; then
 	pass merge-weight
 else
 	fail merge-weight "a weight of 2 differs from the input twice"
+fi
+# gprof's sum lists the arcs of a caller in no order: the sum of it with
+# itself has each arc once, at twice its count.
+sum=$real/sortbench.run123.gmon.sum
+"$MERGE" -o "$work/s2" "$sum" "$sum" 2> "$work/err"
+"$BTOA" "$work/s2" - 2>> "$work/err" |
+    awk '$1 == "arc" { print $3, $5, $7 }' | sort > "$work/got"
+"$BTOA" "$sum" - 2>> "$work/err" |
+    awk '$1 == "arc" { print $3, $5, 2 * $7 }' | sort > "$work/want"
+if [ -s "$work/want" ] && cmp -s "$work/got" "$work/want" &&
+    [ ! -s "$work/err" ]; then
+	pass merge-arcs-once
+else
+	fail merge-arcs-once "$(diff "$work/want" "$work/got" | head -4)"
 fi
 rm -f "$work/m"
 "$MERGE" -o "$work/m" "$real/callcounts.gmon.out" "$real/sortbench.gmon.out" \

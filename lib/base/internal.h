@@ -46,6 +46,17 @@ static inline uint64_t xp_get_be64(const unsigned char *p)
 	return (uint64_t)xp_get_be32(p) << 32 | (uint64_t)xp_get_be32(p + 4);
 }
 
+/* Whether the host stores numbers big-endian: arrays of numbers in the
+ * host's order are then copied, not decoded. */
+static inline int xp_host_big(void)
+{
+	const uint16_t one = 1;
+	unsigned char b;
+
+	memcpy(&b, &one, 1);
+	return b == 0;
+}
+
 static inline void xp_put_le32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)v;

@@ -17,6 +17,13 @@ void xp_gmon_free(xp_gmon *g);
  * takes ownership of h->bins. */
 xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h);
 xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a);
+/* n arcs at once, each its own record; a may be what xp_gmon_arc_room
+ * gave, filled. */
+xp_err xp_gmon_add_arcs(xp_gmon *g, const xp_gmon_arc *a, size_t n);
+/* Room for n more arcs after the last, and for their records, not yet
+ * added: fill it and add them with xp_gmon_add_arcs before any other
+ * addition.  NULL when out of memory. */
+xp_gmon_arc *xp_gmon_arc_room(xp_gmon *g, size_t n);
 /* Starts a basic-block record; then add its counts. */
 xp_err xp_gmon_add_bbrec(xp_gmon *g);
 xp_err xp_gmon_add_bb(xp_gmon *g, const xp_gmon_bb *b);

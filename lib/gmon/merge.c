@@ -19,6 +19,7 @@
  * counts) stay at the largest value, with a warning.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "gmon/gmon.h"
 
@@ -109,20 +110,82 @@ static uint64_t add_sat(uint64_t a, uint64_t b, uint64_t max, mstate *ms)
 	return a + b;
 }
 
-static int cmp_arc(const void *l, const void *r)
+/* A kind of record that the merge sums, arcs or basic-block counts: its
+ * size, its key fields (the most significant first) and its count, all
+ * 64-bit fields at these offsets. */
+typedef struct {
+	size_t size, nkey, key[2], count;
+} rkind;
+
+static const rkind arc_kind = {
+	sizeof(xp_gmon_arc), 2,
+	{ offsetof(xp_gmon_arc, from_pc), offsetof(xp_gmon_arc, self_pc) },
+	offsetof(xp_gmon_arc, count)
+};
+
+static const rkind bb_kind = {
+	sizeof(xp_gmon_bb), 1, { offsetof(xp_gmon_bb, addr), 0 },
+	offsetof(xp_gmon_bb, count)
+};
+
+static uint64_t *field(const rkind *k, const void *base, size_t i,
+                       size_t off)
 {
-	const xp_gmon_arc *a = l, *b = r;
-	if (a->from_pc != b->from_pc)
-		return a->from_pc < b->from_pc ? -1 : 1;
-	if (a->self_pc != b->self_pc)
-		return a->self_pc < b->self_pc ? -1 : 1;
+	return (uint64_t *)((char *)base + i * k->size + off);
+}
+
+/* Record i of x against record j of y, by key. */
+static int cmp_rec(const rkind *k, const void *x, size_t i, const void *y,
+                   size_t j)
+{
+	for (size_t f = 0; f < k->nkey; f++) {
+		uint64_t a = *field(k, x, i, k->key[f]);
+		uint64_t b = *field(k, y, j, k->key[f]);
+		if (a != b)
+			return a < b ? -1 : 1;
+	}
 	return 0;
 }
 
-static int cmp_bb(const void *l, const void *r)
+/*
+ * The n records of x (the sum so far) and the m of y (the input's) into
+ * out by key, equal keys summed: sorted first, equal keys in the order
+ * of x and then y, so that the sums (and the counts that saturate) are
+ * those of one stable sort of both.  y is sorted in place; x, left as it
+ * is, is in order when it is a sum made here, and a copy is sorted when
+ * not.  Returns the count, or SIZE_MAX when out of memory.
+ */
+static size_t fold(const rkind *k, const void *x, size_t n, void *y, size_t m,
+                   void *out, uint64_t max, mstate *ms)
 {
-	const xp_gmon_bb *a = l, *b = r;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	size_t i = 1, j = 0, c = 0;
+	void *copy = NULL;
+
+	while (i < n && cmp_rec(k, x, i - 1, x, i) <= 0)
+		i++;
+	if (i < n) {
+		if ((copy = malloc(n * k->size)) == NULL)
+			return SIZE_MAX;
+		x = memcpy(copy, x, n * k->size);
+	}
+	if (xp_sort_records(copy, copy != NULL ? n : 0, k->size, k->key,
+	                    k->nkey) != XP_E_OK ||
+	    xp_sort_records(y, m, k->size, k->key, k->nkey) != XP_E_OK) {
+		free(copy);
+		return SIZE_MAX;
+	}
+	for (i = 0; i < n || j < m;) {
+		const void *src = j == m || (i < n && cmp_rec(k, x, i, y, j) <= 0)
+		                  ? field(k, x, i++, 0) : field(k, y, j++, 0);
+		if (c > 0 && cmp_rec(k, out, c - 1, src, 0) == 0) {
+			uint64_t *sum = field(k, out, c - 1, k->count);
+			*sum = add_sat(*sum, *field(k, src, 0, k->count), max, ms);
+		} else {
+			memcpy(field(k, out, c++, 0), src, k->size);
+		}
+	}
+	free(copy);
+	return c;
 }
 
 static int cmp_hist(const void *l, const void *r)
@@ -135,6 +198,34 @@ static double hscale(const xp_gmon_hist *h)
 {
 	return h->n_bins ? (double)((h->high_pc - h->low_pc) / 2) / h->n_bins
 	                 : 0;
+}
+
+/* b added to the bin *d; 1 when the sum saturated. */
+static inline unsigned add_bin(uint16_t *d, uint16_t b)
+{
+	uint32_t v = (uint32_t)*d + b;
+
+	*d = v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+	return v > UINT16_MAX;
+}
+
+/* The n bins of src, scaled by w, added to those of dst. */
+static void add_bins(uint16_t *dst, const uint16_t *src, uint32_t n, double w,
+                     mstate *ms)
+{
+	uint64_t sat = 0;
+	uint32_t i = 0;
+
+	if (w != 1.0) {
+		for (; i < n; i++)
+			dst[i] = (uint16_t)add_sat(dst[i], scaled(src[i], w),
+			                           UINT16_MAX, ms);
+		return;
+	}
+	for (i = xp_gmon_next_bin(src, 0, n); i < n;
+	     i = xp_gmon_next_bin(src, i + 1, n))
+		sat += add_bin(&dst[i], src[i]);
+	ms->sat += sat;
 }
 
 /* Adds h (scaled) to the histograms of nw, checking gprof's rules. */
@@ -171,10 +262,7 @@ static xp_err merge_hist(xp_gmon *nw, const xp_gmon_hist *h, double w,
 				                    (unsigned long long)h->low_pc,
 				                    (unsigned long long)h->high_pc,
 				                    h->n_bins, o->n_bins);
-			for (uint32_t i = 0; i < h->n_bins; i++)
-				o->bins[i] = (uint16_t)add_sat(o->bins[i],
-				                               scaled(h->bins[i], w),
-				                               UINT16_MAX, ms);
+			add_bins(o->bins, h->bins, h->n_bins, w, ms);
 			return XP_E_OK;
 		}
 		if (h->low_pc < o->high_pc && o->low_pc < h->high_pc)
@@ -193,41 +281,8 @@ static xp_err merge_hist(xp_gmon *nw, const xp_gmon_hist *h, double w,
 	c.bins = calloc(h->n_bins ? h->n_bins : 1, sizeof *c.bins);
 	if (c.bins == NULL)
 		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < h->n_bins; i++)
-		c.bins[i] = (uint16_t)add_sat(0, scaled(h->bins[i], w),
-		                              UINT16_MAX, ms);
+	add_bins(c.bins, h->bins, h->n_bins, w, ms);
 	return xp_gmon_add_hist(nw, &c);
-}
-
-/* Sorts and sums equal keys in place; returns the new count. */
-static size_t fold_arcs(xp_gmon_arc *a, size_t n, mstate *ms)
-{
-	size_t k = 0;
-
-	xp_qsort(a, n, sizeof *a, cmp_arc);
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && cmp_arc(&a[k - 1], &a[i]) == 0)
-			a[k - 1].count = add_sat(a[k - 1].count, a[i].count,
-			                         UINT32_MAX, ms);
-		else
-			a[k++] = a[i];
-	}
-	return k;
-}
-
-static size_t fold_bbs(xp_gmon_bb *b, size_t n, uint64_t max, mstate *ms)
-{
-	size_t k = 0;
-
-	xp_qsort(b, n, sizeof *b, cmp_bb);
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && b[k - 1].addr == b[i].addr)
-			b[k - 1].count = add_sat(b[k - 1].count, b[i].count, max,
-			                         ms);
-		else
-			b[k++] = b[i];
-	}
-	return k;
 }
 
 xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
@@ -236,9 +291,9 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 {
 	const xp_gmon *acc = *accp, *in = inp;
 	xp_gmon *nw = NULL;
-	xp_gmon_arc *arcs = NULL;
-	xp_gmon_bb *bbs = NULL;
-	size_t na = 0, nb = 0;
+	xp_gmon_arc *arcs = NULL, *sa;
+	xp_gmon_bb *bbs = NULL, *sb = NULL;
+	size_t na = 0, nb = 0, na0, nb0;
 	fnmap fm;
 	mstate ms = { 0 };
 	uint64_t dropped = 0, amax = xp_gmon_word_max(in->addr_bytes);
@@ -279,20 +334,13 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 	}
 	xp_qsort(nw->hists, nw->n_hists, sizeof *nw->hists, cmp_hist);
 
-	/* Arcs and blocks: gather, sort, fold. */
-	arcs = calloc((acc ? acc->n_arcs : 0) + in->n_arcs + 1, sizeof *arcs);
-	bbs = calloc((acc ? acc->n_bbs : 0) + in->n_bbs + 1, sizeof *bbs);
+	/* Arcs and blocks: the input's moved, scaled and gathered, then
+	 * folded with the sum's; the arcs into the new sum in place. */
+	arcs = malloc((in->n_arcs + 1) * sizeof *arcs);
+	bbs = malloc((in->n_bbs + 1) * sizeof *bbs);
 	if (arcs == NULL || bbs == NULL) {
 		err = XP_E_NOMEM;
 		goto done;
-	}
-	if (acc != NULL && acc->n_arcs > 0) {
-		memcpy(arcs, acc->arcs, acc->n_arcs * sizeof *arcs);
-		na = acc->n_arcs;
-	}
-	if (acc != NULL && acc->n_bbs > 0) {
-		memcpy(bbs, acc->bbs, acc->n_bbs * sizeof *bbs);
-		nb = acc->n_bbs;
 	}
 	for (size_t i = 0; i < in->n_arcs; i++) {
 		xp_gmon_arc a = in->arcs[i];
@@ -313,8 +361,18 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 		b.count = add_sat(0, scaled(b.count, weight), amax, &ms);
 		bbs[nb++] = b;
 	}
-	na = fold_arcs(arcs, na, &ms);
-	nb = fold_bbs(bbs, nb, amax, &ms);
+	na0 = acc != NULL ? acc->n_arcs : 0;
+	nb0 = acc != NULL ? acc->n_bbs : 0;
+	sa = xp_gmon_arc_room(nw, na0 + na);
+	sb = malloc((nb0 + nb + 1) * sizeof *sb);
+	if ((sa == NULL && na0 + na > 0) || sb == NULL ||
+	    (na = fold(&arc_kind, acc != NULL ? acc->arcs : NULL, na0, arcs,
+	               na, sa, UINT32_MAX, &ms)) == SIZE_MAX ||
+	    (nb = fold(&bb_kind, acc != NULL ? acc->bbs : NULL, nb0, bbs, nb,
+	               sb, amax, &ms)) == SIZE_MAX) {
+		err = XP_E_NOMEM;
+		goto done;
+	}
 
 	/* The records: histograms, arcs, then one block record. */
 	/* merge_hist added one record per histogram; they are sorted now. */
@@ -323,14 +381,13 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 		nw->recs[i].index = i;
 		nw->recs[i].n = 1;
 	}
-	for (size_t i = 0; i < na; i++)
-		if ((err = xp_gmon_add_arc(nw, &arcs[i])) != XP_E_OK)
-			goto done;
+	if ((err = xp_gmon_add_arcs(nw, sa, na)) != XP_E_OK)
+		goto done;
 	if (nb > 0) {
 		if ((err = xp_gmon_add_bbrec(nw)) != XP_E_OK)
 			goto done;
 		for (size_t i = 0; i < nb; i++)
-			if ((err = xp_gmon_add_bb(nw, &bbs[i])) != XP_E_OK)
+			if ((err = xp_gmon_add_bb(nw, &sb[i])) != XP_E_OK)
 				goto done;
 	}
 	if (dropped > 0)
@@ -346,8 +403,7 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 	nw = NULL;
 done:
 	xp_gmon_free(nw);
-	free(arcs);
-	free(bbs);
+	XP_FREE(arcs, bbs, sb);
 	fnmap_free(&fm);
 	return err;
 }

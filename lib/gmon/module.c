@@ -54,16 +54,21 @@ void xp_gmon_free(xp_gmon *g)
 }
 
 /* The public struct has no capacities: arrays grow by doubling from 16,
- * so the capacity follows from the count. */
+ * so the capacity follows from the count: 16, or the power of two at or
+ * above it. */
 static size_t cap_of(size_t n)
 {
-	size_t c = 16;
+	uint64_t c = n - 1;
 
-	if (n == 0)
-		return 0;
-	while (c < n)
-		c *= 2;
-	return c;
+	if (n <= 16)
+		return n == 0 ? 0 : 16;
+	c |= c >> 1;
+	c |= c >> 2;
+	c |= c >> 4;
+	c |= c >> 8;
+	c |= c >> 16;
+	c |= c >> 32;
+	return (size_t)(c + 1);
 }
 
 static xp_err add_rec(xp_gmon *g, xp_gmon_rectype t, size_t index, size_t n)
@@ -95,15 +100,41 @@ xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h)
 	return XP_E_OK;
 }
 
+xp_gmon_arc *xp_gmon_arc_room(xp_gmon *g, size_t n)
+{
+	size_t acap = cap_of(g->n_arcs), rcap = cap_of(g->n_recs);
+
+	/* Room for the last of them makes room for all of them. */
+	if (n > 0 &&
+	    (xp_grow(&g->arcs, &acap, g->n_arcs + n - 1, sizeof *g->arcs) ||
+	     xp_grow(&g->recs, &rcap, g->n_recs + n - 1, sizeof *g->recs)))
+		return NULL;
+	return g->arcs + g->n_arcs;
+}
+
+xp_err xp_gmon_add_arcs(xp_gmon *g, const xp_gmon_arc *a, size_t n)
+{
+	xp_gmon_arc *to;
+
+	if (n == 0)
+		return XP_E_OK;
+	/* Arcs in the room that xp_gmon_arc_room made are in place, with
+	 * room for their records: asking again would size the arrays by
+	 * the count, which does not know of the room yet. */
+	if (g->arcs == NULL || a != g->arcs + g->n_arcs) {
+		if ((to = xp_gmon_arc_room(g, n)) == NULL)
+			return XP_E_NOMEM;
+		memcpy(to, a, n * sizeof *a);
+	}
+	for (size_t i = 0; i < n; i++)
+		g->recs[g->n_recs++] = (xp_gmon_rec){ XP_GMON_ARC, g->n_arcs++,
+		                                      1 };
+	return XP_E_OK;
+}
+
 xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a)
 {
-	size_t cap = cap_of(g->n_arcs);
-
-	if (xp_grow(&g->arcs, &cap, g->n_arcs, sizeof *g->arcs) ||
-	    add_rec(g, XP_GMON_ARC, g->n_arcs, 1) != XP_E_OK)
-		return XP_E_NOMEM;
-	g->arcs[g->n_arcs++] = *a;
-	return XP_E_OK;
+	return xp_gmon_add_arcs(g, a, 1);
 }
 
 xp_err xp_gmon_add_bbrec(xp_gmon *g)
@@ -225,14 +256,20 @@ static int xp_gmon_detect(const unsigned char *head, size_t len)
  */
 static xp_err read_bins(xp_rd *r, xp_gmon_hist *h, xp_gmon *g)
 {
+	const unsigned char *q;
+
 	h->bins = malloc(h->n_bins ? 2 * (size_t)h->n_bins : 1);
 	if (h->bins == NULL)
 		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < h->n_bins; i++) {
-		const unsigned char *q = xp_rd_bytes(r, 2);
-		h->bins[i] = r->big ? (uint16_t)(q[0] << 8 | q[1])
-		                    : (uint16_t)(q[1] << 8 | q[0]);
-	}
+	q = xp_rd_bytes(r, 2 * (size_t)h->n_bins);
+	if (!r->big == !xp_host_big())
+		memcpy(h->bins, q, 2 * (size_t)h->n_bins);
+	else if (r->big)
+		for (uint32_t i = 0; i < h->n_bins; i++, q += 2)
+			h->bins[i] = (uint16_t)(q[0] << 8 | q[1]);
+	else
+		for (uint32_t i = 0; i < h->n_bins; i++, q += 2)
+			h->bins[i] = (uint16_t)(q[1] << 8 | q[0]);
 	return xp_gmon_add_hist(g, h);
 }
 
@@ -581,8 +618,25 @@ nomem:
 
 static void put_bins(xp_wbuf *w, const xp_gmon_hist *h, int big)
 {
-	for (uint32_t i = 0; i < h->n_bins; i++)
-		xp_wbuf_word(w, h->bins[i], 2, big);
+	/* Bins are many: copied when the host's order is the file's,
+	 * otherwise encoded a buffer at a time. */
+	if (!big == !xp_host_big()) {
+		xp_wbuf_write(w, h->bins, 2 * (size_t)h->n_bins);
+		return;
+	}
+	for (uint32_t i = 0; i < h->n_bins;) {
+		uint32_t n = h->n_bins - i < XP_WBUF_MAXRES / 2
+		             ? h->n_bins - i : XP_WBUF_MAXRES / 2;
+		unsigned char *p = xp_wbuf_reserve(w, 2 * (size_t)n);
+
+		if (p == NULL)
+			return;
+		for (uint32_t k = 0; k < n; k++, i++) {
+			p[2 * k + !!big] = (unsigned char)h->bins[i];
+			p[2 * k + !big] = (unsigned char)(h->bins[i] >> 8);
+		}
+		xp_wbuf_commit(w, 2 * (size_t)n);
+	}
 }
 
 static xp_err xp_gmon_write(const void *m, xp_wbuf *w)
@@ -651,9 +705,13 @@ static void xp_gmon_totals(const void *model, xp_prof_totals *t)
 	const xp_gmon *g = model;
 	uint64_t samples = 0, calls = 0, bbs = 0;
 
-	for (size_t i = 0; i < g->n_hists; i++)
-		for (uint32_t k = 0; k < g->hists[i].n_bins; k++)
-			samples += g->hists[i].bins[k];
+	for (size_t i = 0; i < g->n_hists; i++) {
+		const xp_gmon_hist *h = &g->hists[i];
+		for (uint32_t k = xp_gmon_next_bin(h->bins, 0, h->n_bins);
+		     k < h->n_bins;
+		     k = xp_gmon_next_bin(h->bins, k + 1, h->n_bins))
+			samples += h->bins[k];
+	}
 	for (size_t i = 0; i < g->n_arcs; i++)
 		calls = xp_sat_add(calls, g->arcs[i].count);
 	for (size_t i = 0; i < g->n_bbs; i++)
