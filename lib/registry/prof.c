@@ -160,7 +160,9 @@ xp_err xp_prof_open_input(xp_input *in, const xp_load_opts *o,
 		return xp_diag_file(d, XP_E_LIMIT, path, "file too large");
 	len = (size_t)in->st.st_size;
 	if (len > 0) {
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		/* Every byte is read (the checksum), so all pages at once. */
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		           in->fd, 0);
 		if (map == MAP_FAILED) {
 			int e = errno;
 			return xp_diag_file(d, e == ENOMEM ? XP_E_NOMEM : XP_E_IO,
