@@ -47,6 +47,8 @@ xp_cpuprof *xp_cp_new(unsigned slot, int big);
 void xp_cp_free(xp_cpuprof *p);
 xp_err xp_cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,
                      size_t n);
+/* Room for nrec more records and npc more PCs. */
+xp_err xp_cp_reserve(xp_cpuprof *p, size_t nrec, size_t npc);
 /* Copies the text and parses its mapping lines (checked before). */
 xp_err xp_cp_set_text(xp_cpuprof *p, const char *text, size_t len);
 

@@ -32,6 +32,27 @@ void xp_cp_free(xp_cpuprof *p)
 	XP_FREE(p->maps, p->home, p->hdr, p->recs, p->pcs, p->text, p);
 }
 
+xp_err xp_cp_reserve(xp_cpuprof *p, size_t nrec, size_t npc)
+{
+	if (nrec > p->reccap - p->nrec) {
+		xp_cp_rec *r;
+		if (nrec > SIZE_MAX / sizeof *r - p->nrec ||
+		    (r = realloc(p->recs, (p->nrec + nrec) * sizeof *r)) == NULL)
+			return XP_E_NOMEM;
+		p->recs = r;
+		p->reccap = p->nrec + nrec;
+	}
+	if (npc > p->pccap - p->npc) {
+		uint64_t *q;
+		if (npc > SIZE_MAX / sizeof *q - p->npc ||
+		    (q = realloc(p->pcs, (p->npc + npc) * sizeof *q)) == NULL)
+			return XP_E_NOMEM;
+		p->pcs = q;
+		p->pccap = p->npc + npc;
+	}
+	return XP_E_OK;
+}
+
 xp_err xp_cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,
                      size_t n)
 {
@@ -56,7 +77,8 @@ xp_err xp_cp_add_record(xp_cpuprof *p, uint64_t count, const uint64_t *pcs,
 		p->pcs = q;
 		p->pccap = cap;
 	}
-	if (n > 0)
+	/* pcs may be where they go already (xp_cp_reserve made room). */
+	if (n > 0 && pcs != p->pcs + p->npc)
 		memcpy(p->pcs + p->npc, pcs, n * sizeof *pcs);
 	p->recs[p->nrec].count = count;
 	p->recs[p->nrec].first = p->npc;

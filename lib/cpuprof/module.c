@@ -106,7 +106,7 @@ static xp_err xp_cp_read(const unsigned char *buf, size_t len, const char *name,
                       const xp_load_opts *o, void **out, xp_diags *d)
 {
 	xp_cpuprof *p = NULL;
-	uint64_t *pcs = NULL;
+	uint64_t *pcs;
 	unsigned slot;
 	int big;
 	xp_rd r;
@@ -162,6 +162,11 @@ static xp_err xp_cp_read(const unsigned char *buf, size_t len, const char *name,
 		                  "sampling period is 0");
 		goto fail;
 	}
+	/* Room for as many PCs as slots are left, and for records of three
+	 * slots at least: no array grows as the records come. */
+	if ((err = xp_cp_reserve(p, xp_rd_left(&r) / slot / 3 + 1,
+	                         xp_rd_left(&r) / slot + 1)) != XP_E_OK)
+		goto fail;
 	for (;;) {
 		size_t off = r.pos, left, n;
 		uint64_t count, n64;
@@ -196,12 +201,8 @@ static xp_err xp_cp_read(const unsigned char *buf, size_t len, const char *name,
 			goto fail;
 		}
 		n = (size_t)n64;
-		free(pcs);
-		pcs = malloc(n * sizeof *pcs);
-		if (pcs == NULL) {
-			err = XP_E_NOMEM;
-			goto fail;
-		}
+		/* Decoded in place, past the PCs of the records before. */
+		pcs = p->pcs + p->npc;
 		for (size_t i = 0; i < n; i++)
 			pcs[i] = xp_rd_word(&r, slot);
 		if (count == 0 && n == 1 && pcs[0] == 0)
@@ -218,11 +219,9 @@ static xp_err xp_cp_read(const unsigned char *buf, size_t len, const char *name,
 		if ((err = xp_cp_set_text(p, t, tl)) != XP_E_OK)
 			goto fail;
 	}
-	free(pcs);
 	*out = p;
 	return XP_E_OK;
 fail:
-	free(pcs);
 	xp_cp_free(p);
 	return err;
 }
