@@ -38,6 +38,14 @@ struct xp_cpuprof {
 	/* In a sum made here: where each mapping would be had no other
 	 * been in its way (merge_maps.c); NULL when each is at its home. */
 	uint64_t *home;
+	/* A sum made here: its records are in the order of their chains,
+	 * PC by PC, no two with the same chain (merge.c), and stray holds
+	 * the addresses that find the mappings of its PCs (a caller's less
+	 * 1) that lie in none of its segments, sorted and distinct
+	 * (merge_maps.c). */
+	int sum;
+	uint64_t *stray;
+	size_t nstray;
 };
 
 /* Largest header we accept: slot 1 counts the slots after it. */
@@ -127,13 +135,15 @@ typedef struct {
 xp_err xp_cp_layout_plan(xp_cp_layout *L, const xp_cpuprof *a,
                          const xp_cpuprof *in, const char *name,
                          xp_diags *d);
+/* Whether every PC of profile which (0: a, 1: in) stays where it is. */
+int xp_cp_layout_still(const xp_cp_layout *L, int which);
 /* Where the k-th PC of a chain of profile which (0: a, 1: in) goes. */
 uint64_t xp_cp_layout_move(const xp_cp_layout *L, int which, uint64_t pc,
                            size_t k);
 /* Appends the mapped-objects text of the sum to text. */
 xp_err xp_cp_layout_text(xp_cp_layout *L, const xp_cpuprof *a,
                          const xp_cpuprof *in, xp_buf *text);
-/* Sets n->home, n being the sum with that text. */
+/* Sets n->home and n->stray, n being the sum with that text. */
 xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n);
 void xp_cp_layout_free(xp_cp_layout *L);
 

@@ -25,24 +25,65 @@
  */
 #include "cpuprof/cpuprof.h"
 
-/* Sorting records by call chain: a record's chain and its index, both
- * counts in 32 bits (more would not fit in memory; sort_records checks). */
+/* Sorting records by call chain: a record's chain (in its profile, or
+ * moved into the merge's copy), its first PC (0 for none) and its
+ * count. */
 typedef struct {
+	uint64_t first;
 	const uint64_t *pcs;
-	uint32_t npcs, i;
+	uint64_t count;
+	size_t npcs;
 } rref;
 
+/* Chains PC by PC, a shorter one first when it is the start of the
+ * other; 0 for the same chain. */
 static int cmp_rref(const void *x, const void *y)
 {
 	const rref *a = x, *b = y;
 	size_t n = a->npcs < b->npcs ? a->npcs : b->npcs;
 
-	for (size_t k = 0; k < n; k++)
+	/* Most chains differ in their first PC, which needs no look at the
+	 * chains (an empty chain's 0 is no PC: the loop decides those). */
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	for (size_t k = 1; k < n; k++)
 		if (a->pcs[k] != b->pcs[k])
 			return a->pcs[k] < b->pcs[k] ? -1 : 1;
 	if (a->npcs != b->npcs)
 		return a->npcs < b->npcs ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	return 0;
+}
+
+/*
+ * Sorts the n rrefs of v as cmp_rref orders them: by first PC in linear
+ * time (xp_sort_kv), then each run of records with the same first PC by
+ * the whole comparison; runs are short, as few chains share a leaf PC.
+ */
+static xp_err sort_rrefs(rref *v, size_t n)
+{
+	xp_kv *kv = malloc((n + 1) * sizeof *kv);
+	rref *t = malloc((n + 1) * sizeof *t);
+	xp_err err = XP_E_NOMEM;
+	size_t i, j;
+
+	if (kv == NULL || t == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		kv[i] = (xp_kv){v[i].first, i};
+	if ((err = xp_sort_kv(kv, n)) != XP_E_OK)
+		goto out;
+	for (i = 0; i < n; i++)
+		t[i] = v[kv[i].val];
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && kv[j].key == kv[i].key; j++)
+			;
+		xp_qsort(t + i, j - i, sizeof *t, cmp_rref);
+	}
+	memcpy(v, t, n * sizeof *v);
+out:
+	free(kv);
+	free(t);
+	return err;
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -95,7 +136,8 @@ typedef struct {
 	                        * for that period */
 	xp_cp_layout lay;      /* where the sum maps the objects */
 	xp_buf text;           /* the mapped-objects text of the sum */
-	xp_cpuprof *tmp;       /* every record of both, unsorted */
+	uint64_t *moved;       /* the chains that move or scale, moved */
+	size_t nmoved;
 	xp_cpuprof *n;         /* the new sum */
 } mstate;
 
@@ -135,41 +177,46 @@ static xp_err check_inputs(mstate *s, const xp_prof_merge_opts *o)
 	return XP_E_OK;
 }
 
-/* The records of p (which: 0 the sum so far, 1 the input) added to tmp,
- * their PCs moved and their counts scaled. */
-static xp_err add_records(mstate *s, int which, const xp_cpuprof *p)
+/* Whether neither the PCs nor the counts of the records of the profile
+ * which (0: the sum so far, 1: the input) change: the sum's, most often. */
+static int stays(const mstate *s, int which)
 {
-	uint64_t *pcs = NULL;
-	size_t cap = 0;
-	xp_err err = XP_E_OK;
+	return xp_cp_layout_still(&s->lay, which) &&
+	       (which == 0 ? s->ka == 1 : s->weight == 1.0 && s->kin == 1);
+}
 
-	for (size_t i = 0; i < p->nrec && err == XP_E_OK; i++) {
+/*
+ * The records of p (which: 0 the sum so far, 1 the input) as rrefs into
+ * out: in place when they stay, otherwise moved into s->moved, which has
+ * room for them all, and scaled.
+ */
+static xp_err refs(mstate *s, int which, const xp_cpuprof *p, rref *out)
+{
+	int same = stays(s, which);
+
+	for (size_t i = 0; i < p->nrec; i++) {
 		const xp_cp_rec *r = &p->recs[i];
-		uint64_t c;
+		const uint64_t *pcs = p->pcs + r->first;
+		uint64_t c = r->count, *to;
 
-		if (r->npcs > cap) {
-			uint64_t *q = realloc(pcs, r->npcs * sizeof *q);
-			if (q == NULL) {
-				err = XP_E_NOMEM;
-				break;
-			}
-			pcs = q;
-			cap = r->npcs;
+		if (!same) {
+			if (which == 0 ? mul(c, s->ka, s->max, &c) != 0
+			               : scale(c, s->weight, s->max, &c) != 0 ||
+			                 mul(c, s->kin, s->max, &c) != 0)
+				return xp_diag_file(s->d, XP_E_LIMIT, s->name,
+				                    "a scaled sample count does "
+				                    "not fit in a %u-bit slot",
+				                    p->slot * 8);
+			to = s->moved + s->nmoved;
+			for (size_t k = 0; k < r->npcs; k++)
+				to[k] = xp_cp_layout_move(&s->lay, which, pcs[k],
+				                          k);
+			s->nmoved += r->npcs;
+			pcs = to;
 		}
-		for (size_t k = 0; k < r->npcs; k++)
-			pcs[k] = xp_cp_layout_move(&s->lay, which,
-			                           p->pcs[r->first + k], k);
-		if (which == 0 ? mul(r->count, s->ka, s->max, &c) != 0
-		               : scale(r->count, s->weight, s->max, &c) != 0 ||
-		                 mul(c, s->kin, s->max, &c) != 0)
-			err = xp_diag_file(s->d, XP_E_LIMIT, s->name,
-			                   "a scaled sample count does not fit "
-			                   "in a %u-bit slot", p->slot * 8);
-		else if (xp_cp_add_record(s->tmp, c, pcs, r->npcs) != XP_E_OK)
-			err = XP_E_NOMEM;
+		out[i] = (rref){r->npcs > 0 ? pcs[0] : 0, pcs, c, r->npcs};
 	}
-	free(pcs);
-	return err;
+	return XP_E_OK;
 }
 
 /* The header of the sum: the slots after the period from the input with
@@ -196,83 +243,135 @@ static xp_err sum_header(mstate *s)
 	return XP_E_OK;
 }
 
-/*
- * The records of tmp in call-chain order, ties in the order of tmp: its
- * first na records (the sum so far, canonical and so sorted unless moving
- * its PCs reordered them) merged with the rest sorted, or all of them
- * sorted.  NULL when out of memory.
- */
-static rref *sort_records(const xp_cpuprof *tmp, size_t na)
+/* c + add into *c, or the error of a sum too large for a slot. */
+static xp_err add_count(const mstate *s, uint64_t *c, uint64_t add)
 {
-	size_t n = tmp->nrec, i, j, k;
-	rref *order, *head = NULL;
-
-	if (n > UINT32_MAX ||
-	    (order = malloc((n ? n : 1) * sizeof *order)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (tmp->recs[i].npcs > UINT32_MAX) {
-			free(order);
-			return NULL;
-		}
-		order[i] = (rref){tmp->pcs + tmp->recs[i].first,
-		                  (uint32_t)tmp->recs[i].npcs, (uint32_t)i};
-	}
-	for (i = 1; i < na; i++)
-		if (cmp_rref(&order[i - 1], &order[i]) > 0)
-			break;
-	if (i < na || (na > 0 && (head = malloc(na * sizeof *head)) == NULL))
-		na = 0;
-	xp_qsort(order + na, n - na, sizeof *order, cmp_rref);
-	if (na == 0)
-		return order;
-	/* The sorted head, moved aside, merged with the sorted rest: the
-	 * merge never writes past what it has read of the rest. */
-	memcpy(head, order, na * sizeof *head);
-	for (i = 0, j = na, k = 0; i < na; k++)
-		order[k] = j == n || cmp_rref(&head[i], &order[j]) < 0
-		               ? head[i++] : order[j++];
-	free(head);
-	return order;
+	if (add > s->max - *c)
+		return xp_diag_file(s->d, XP_E_LIMIT, s->name,
+		                    "a summed sample count does not fit in a %u-bit "
+		                    "slot", s->n->slot * 8);
+	*c += add;
+	return XP_E_OK;
 }
 
-/* The records of the new sum n: tmp's sorted by call chain, identical
- * ones summed. */
+/* A chain's hash: its PCs and its length. */
+static uint64_t chain_hash(const rref *r)
+{
+	uint64_t h = r->npcs;
+
+	for (size_t k = 0; k < r->npcs; k++)
+		h = (h ^ r->pcs[k]) * 0x9e3779b97f4a7c15u;
+	return xp_mix64(h);
+}
+
+/*
+ * The n rrefs of v with identical chains summed into the first of them,
+ * in a hash table, the others left out: *k remain, in their order.  A
+ * profile's records are in memory in order, so their chains are read
+ * one after the other, and the sort that follows has fewer to order.
+ */
+static xp_err fold_same(const mstate *s, rref *v, size_t n, size_t *k)
+{
+	size_t cap = 16, mask, m = 0;
+	uint32_t *t;
+	xp_err err = XP_E_OK;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (n >= UINT32_MAX || (t = calloc(cap, sizeof *t)) == NULL)
+		return XP_E_NOMEM;
+	mask = cap - 1;
+	for (size_t i = 0; i < n && err == XP_E_OK; i++) {
+		size_t h = (size_t)chain_hash(&v[i]) & mask;
+
+		/* Slots hold an index plus 1; 0 is empty. */
+		while (t[h] != 0 && cmp_rref(&v[t[h] - 1], &v[i]) != 0)
+			h = (h + 1) & mask;
+		if (t[h] != 0) {
+			err = add_count(s, &v[t[h] - 1].count, v[i].count);
+			continue;
+		}
+		v[m] = v[i];
+		t[h] = (uint32_t)++m;
+	}
+	free(t);
+	*k = m;
+	return err;
+}
+
+/*
+ * The rrefs of profile which (p, *n of them at *v) sorted by chain,
+ * identical chains summed: nothing to do for a sum made here whose PCs
+ * stay.
+ */
+static xp_err order_refs(mstate *s, int which, const xp_cpuprof *p,
+                         rref *v, size_t *n)
+{
+	xp_err err;
+
+	if (p->sum && xp_cp_layout_still(&s->lay, which))
+		return XP_E_OK;
+	if ((err = fold_same(s, v, *n, n)) != XP_E_OK)
+		return err;
+	return sort_rrefs(v, *n);
+}
+
+/* Record i of p as an rref, as it is. */
+static rref rec_ref(const xp_cpuprof *p, size_t i)
+{
+	const xp_cp_rec *r = &p->recs[i];
+	const uint64_t *pcs = p->pcs + r->first;
+
+	return (rref){r->npcs > 0 ? pcs[0] : 0, pcs, r->count, r->npcs};
+}
+
+/*
+ * The records of the new sum n: the sum so far's and the input's, each
+ * sorted by chain with identical chains summed, merged and summed.  A
+ * sum made here that stays is read as it is, in its order.
+ */
 static xp_err sum_records(mstate *s)
 {
-	const xp_cpuprof *tmp = s->tmp;
-	rref *order;
+	const xp_cpuprof *a = s->a;
+	int direct = a != NULL && a->sum && stays(s, 0);
+	rref *x = NULL, *y = NULL, xi = { 0 }, r;
+	size_t nx = direct ? a->nrec : 0, ny = 0, i = 0, j = 0;
 	xp_err err = XP_E_NOMEM;
 
-	order = sort_records(tmp, s->a != NULL ? s->a->nrec : 0);
-	if (order == NULL)
-		return XP_E_NOMEM;
-	for (size_t i = 0; i < tmp->nrec;) {
-		const rref *o = &order[i];
-		uint64_t c = tmp->recs[o->i].count;
-		size_t j = i + 1;
+	if ((a != NULL && !direct &&
+	     (x = malloc((a->nrec + 1) * sizeof *x)) == NULL) ||
+	    (y = malloc((s->in->nrec + 1) * sizeof *y)) == NULL)
+		goto out;
+	/* Every count scaled before any is summed. */
+	if ((x != NULL && (err = refs(s, 0, a, x)) != XP_E_OK) ||
+	    (err = refs(s, 1, s->in, y)) != XP_E_OK)
+		goto out;
+	nx = x != NULL ? a->nrec : nx;
+	ny = s->in->nrec;
+	if ((x != NULL && (err = order_refs(s, 0, a, x, &nx)) != XP_E_OK) ||
+	    (err = order_refs(s, 1, s->in, y, &ny)) != XP_E_OK)
+		goto out;
+	while (i < nx || j < ny) {
+		int c = 1;
 
-		for (; j < tmp->nrec && order[j].npcs == o->npcs &&
-		       memcmp(order[j].pcs, o->pcs,
-		              o->npcs * sizeof *o->pcs) == 0; j++) {
-			uint64_t add = tmp->recs[order[j].i].count;
-			if (add > s->max - c) {
-				err = xp_diag_file(s->d, XP_E_LIMIT, s->name,
-				                   "a summed sample count does not "
-				                   "fit in a %u-bit slot",
-				                   tmp->slot * 8);
-				goto out;
-			}
-			c += add;
+		if (i < nx) {
+			xi = x != NULL ? x[i] : rec_ref(a, i);
+			c = j == ny ? -1 : cmp_rref(&xi, &y[j]);
 		}
-		if (xp_cp_add_record(s->n, c, o->pcs, o->npcs) !=
+		r = c <= 0 ? xi : y[j];
+		i += c <= 0;
+		j += c >= 0;
+		if (c == 0 && (err = add_count(s, &r.count, y[j - 1].count)) !=
+		              XP_E_OK)
+			goto out;
+		if ((err = xp_cp_add_record(s->n, r.count, r.pcs, r.npcs)) !=
 		    XP_E_OK)
 			goto out;
-		i = j;
 	}
-	err = XP_E_OK;
+	s->n->sum = 1;
 out:
-	free(order);
+	free(x);
+	free(y);
 	return err;
 }
 
@@ -281,15 +380,19 @@ static xp_err build_sum(mstate *s)
 {
 	const xp_cpuprof *a = s->a, *in = s->in;
 	int big = in->big && (a == NULL || a->big);
+	size_t nrec = (a != NULL ? a->nrec : 0) + in->nrec;
+	size_t npc = (a != NULL ? a->npc : 0) + in->npc;
+	size_t nmove = (a != NULL && !stays(s, 0) ? a->npc : 0) +
+	               (!stays(s, 1) ? in->npc : 0);
 	xp_err err;
 
-	s->tmp = xp_cp_new(in->slot, big);
+	/* The new sum has room for every record of both. */
+	s->moved = malloc((nmove + 1) * sizeof *s->moved);
 	s->n = xp_cp_new(in->slot, big);
-	if (s->tmp == NULL || s->n == NULL)
+	if (s->moved == NULL || s->n == NULL ||
+	    xp_cp_reserve(s->n, nrec, npc) != XP_E_OK)
 		return XP_E_NOMEM;
-	if ((a != NULL && (err = add_records(s, 0, a)) != XP_E_OK) ||
-	    (err = add_records(s, 1, in)) != XP_E_OK ||
-	    (err = sum_header(s)) != XP_E_OK ||
+	if ((err = sum_header(s)) != XP_E_OK ||
 	    (err = sum_records(s)) != XP_E_OK)
 		return err;
 	if (s->java)
@@ -330,7 +433,7 @@ xp_err xp_cp_merge(void **accp, const void *inp, double weight,
 		s.n = NULL;
 	}
 	xp_cp_free(s.n);
-	xp_cp_free(s.tmp);
+	free(s.moved);
 	xp_cp_layout_free(&s.lay);
 	xp_buf_free(&s.text);
 	return err;

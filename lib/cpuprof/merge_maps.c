@@ -17,7 +17,8 @@
  * lowest multiple of 4096 at or above its home that overlaps no other
  * segment's home, no segment moved before it and no stray PC.  So a sum
  * never covers a stray, and the strays of a sum are exactly its PCs
- * outside its segments.  A sum remembers the homes of its moved segments
+ * outside its segments (which a sum made here keeps, xp_cpuprof.stray,
+ * for the next).  A sum remembers the homes of its moved segments
  * (xp_cpuprof.home), so that adding profiles one at a time gives the
  * same sum in any order; a file does not, so a sum of merged files may
  * place a segment that moved in one of them elsewhere than a sum of the
@@ -178,10 +179,32 @@ static void unify(xp_cp_layout *L, xp_cp_seg *cand, size_t ncand)
 static xp_err strays(xp_cp_layout *L, int which, const xp_cpuprof *p,
                      size_t *cap)
 {
+	const xp_cp_reloc *rl = L->rl[which], *last = NULL;
+	size_t n = L->nrl[which];
+
+	/* A sum made here knows its own. */
+	if (p->sum) {
+		uint64_t *q;
+		if (p->nstray == 0)
+			return XP_E_OK;
+		if ((q = realloc(L->stray, (L->nstray + p->nstray) *
+		                           sizeof *q)) == NULL)
+			return XP_E_NOMEM;
+		memcpy(q + L->nstray, p->stray, p->nstray * sizeof *q);
+		L->stray = q;
+		L->nstray += p->nstray;
+		*cap = L->nstray;
+		return XP_E_OK;
+	}
 	for (size_t i = 0; i < p->nrec; i++)
 		for (size_t k = 0; k < p->recs[i].npcs; k++) {
 			uint64_t a = lookup_addr(p->pcs[p->recs[i].first + k], k);
-			if (find(L->rl[which], L->nrl[which], a) != NULL)
+			/* Most PCs are in the segment of the one before, which
+			 * find() gives when no later one starts at or below. */
+			if (last != NULL && a >= last->start && a < last->end &&
+			    (last == rl + n - 1 || a < last[1].start))
+				continue;
+			if ((last = find(rl, n, a)) != NULL)
 				continue;
 			if (L->nstray == *cap) {
 				size_t nc = *cap ? 2 * *cap : 64;
@@ -343,6 +366,15 @@ xp_err xp_cp_layout_plan(xp_cp_layout *L, const xp_cpuprof *a,
 	return XP_E_OK;
 }
 
+int xp_cp_layout_still(const xp_cp_layout *L, int which)
+{
+	/* A PC in a mapping moves by its delta, any other stays. */
+	for (size_t i = 0; i < L->nrl[which]; i++)
+		if (L->rl[which][i].delta != 0)
+			return 0;
+	return 1;
+}
+
 uint64_t xp_cp_layout_move(const xp_cp_layout *L, int which, uint64_t pc,
                            size_t k)
 {
@@ -462,6 +494,14 @@ xp_err xp_cp_layout_homes(const xp_cp_layout *L, xp_cpuprof *n)
 {
 	size_t moved = 0;
 
+	/* No segment of the sum holds a stray PC, and stray PCs stay where
+	 * they are: the sum's are the profiles'. */
+	if (L->nstray > 0 &&
+	    (n->stray = malloc(L->nstray * sizeof *n->stray)) == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < L->nstray; i++)
+		if (n->nstray == 0 || n->stray[n->nstray - 1] != L->stray[i])
+			n->stray[n->nstray++] = L->stray[i];
 	for (size_t i = 0; i < L->nseg; i++)
 		moved += L->seg[i].moved;
 	if (moved == 0)

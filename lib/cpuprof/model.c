@@ -29,7 +29,8 @@ void xp_cp_free(xp_cpuprof *p)
 		return;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free((char *)p->maps[i].path);
-	XP_FREE(p->maps, p->home, p->hdr, p->recs, p->pcs, p->text, p);
+	XP_FREE(p->maps, p->home, p->stray, p->hdr, p->recs, p->pcs, p->text,
+	        p);
 }
 
 xp_err xp_cp_reserve(xp_cpuprof *p, size_t nrec, size_t npc)
