@@ -69,12 +69,44 @@ static unsigned sym_flags(const asymbol *s)
 	return f;
 }
 
+/* Symbols at one address: by name, then in the table's order. */
 static int cmp_sym(const void *a, const void *b)
 {
 	const xp_symbol *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The n symbols of tab by address, then name, then their order in the
+ * table: by address in linear time, then those that share one. */
+static xp_err sort_symbols(xp_symbol *tab, size_t n)
+{
+	xp_kv *kv = malloc((n + 1) * sizeof *kv);
+	xp_symbol *t = malloc((n + 1) * sizeof *t);
+	xp_err err = XP_E_NOMEM;
+	size_t i, j;
+
+	if (kv == NULL || t == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		kv[i] = (xp_kv){tab[i].addr, i};
+	if ((err = xp_sort_kv(kv, n)) != XP_E_OK)
+		goto out;
+	for (i = 0; i < n; i++)
+		t[i] = tab[kv[i].val];
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && t[j].addr == t[i].addr; j++)
+			;
+		xp_qsort(t + i, j - i, sizeof *t, cmp_sym);
+	}
+	memcpy(tab, t, n * sizeof *tab);
+out:
+	free(kv);
+	free(t);
+	return err;
 }
 
 static int is_code(const xp_symbol *s)
@@ -134,8 +166,7 @@ static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
 		s->tab[s->n].seq = (uint32_t)i;
 		s->n++;
 	}
-	xp_qsort(s->tab, s->n, sizeof *s->tab, cmp_sym);
-	return XP_E_OK;
+	return sort_symbols(s->tab, s->n);
 }
 
 /* ------------------------------------------------------------------ */

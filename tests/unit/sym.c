@@ -106,16 +106,33 @@ static void test_s390x_be(void)
 	check_main(RD "gmon/callcounts_s390x", 0x1000870, 7, 1, 8, 0);
 }
 
-static void test_sorted(void)
+/* Symbols by address, then name, then their order in the table. */
+static void check_sorted(const char *path)
 {
-	xp_sym *s = open_ok(RD "gmon/callcounts_ppc");
+	xp_sym *s = open_ok(path);
+	size_t bad = 0, ties = 0;
 
 	if (s == NULL)
 		return;
-	for (size_t i = 1; i < xp_sym_count(s); i++)
-		CHECK(xp_sym_get(s, i - 1)->addr <= xp_sym_get(s, i)->addr);
+	for (size_t i = 1; i < xp_sym_count(s); i++) {
+		const xp_symbol *x = xp_sym_get(s, i - 1), *y = xp_sym_get(s, i);
+		int c = strcmp(x->name, y->name);
+		ties += x->addr == y->addr;
+		bad += x->addr > y->addr ||
+		       (x->addr == y->addr && (c > 0 ||
+		                               (c == 0 && x->seq > y->seq)));
+	}
+	CHECK(bad == 0);
+	CHECK(ties > 0);
 	CHECK(xp_sym_get(s, xp_sym_count(s)) == NULL);
 	xp_sym_free(s);
+}
+
+static void test_sorted(void)
+{
+	check_sorted(RD "gmon/callcounts_ppc");
+	check_sorted(RD "gmon/sortbench_pg");
+	check_sorted(RD "gperftools/fib_prof_s390x");
 }
 
 /* Names as they lie in the ELF string table, the next string after. */
