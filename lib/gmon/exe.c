@@ -16,24 +16,28 @@
 
 #include "gmon/gmon.h"
 
-/* The value of the first symbol named as the first of names that any
- * symbol is named; 0 when found.  One pass over the symbols. */
-static int symbol_value(const xp_sym *s, const char *const *names,
-                        uint64_t *v, const char **which)
+/* The value of the first symbol named as the first of names[l] that
+ * any symbol is named, into v[l] with that name into which[l], for each
+ * of the two lists of names (NULL when no symbol has one of its names),
+ * in one pass over the symbols. */
+static void symbol_values(const xp_sym *s, const char *const *names[2],
+                          uint64_t v[2], const char *which[2])
 {
-	size_t best = SIZE_MAX;
+	size_t best[2] = { SIZE_MAX, SIZE_MAX };
 
-	for (size_t i = 0; i < xp_sym_count(s) && best > 0; i++) {
+	which[0] = which[1] = NULL;
+	for (size_t i = 0; i < xp_sym_count(s) && (best[0] | best[1]); i++) {
 		const xp_symbol *y = xp_sym_get(s, i);
-		for (size_t k = 0; k < best && names[k] != NULL; k++)
-			if (y->name[0] == names[k][0] &&
-			    strcmp(y->name, names[k]) == 0) {
-				best = k;
-				*v = y->addr;
-				*which = names[k];
-			}
+		for (int l = 0; l < 2; l++)
+			for (size_t k = 0; k < best[l] && names[l][k] != NULL;
+			     k++)
+				if (y->name[0] == names[l][k][0] &&
+				    strcmp(y->name, names[l][k]) == 0) {
+					best[l] = k;
+					v[l] = y->addr;
+					which[l] = names[l][k];
+				}
 	}
-	return best == SIZE_MAX ? -1 : 0;
 }
 
 /*
@@ -48,14 +52,17 @@ static void compare_range(const xp_gmon *g, const xp_sym *s,
 	static const char *const ends[] = { "etext", "_etext", "__etext",
 	                                    NULL };
 	static const char *const starts[] = { "__executable_start", NULL };
-	uint64_t etext, start = 0;
-	const char *ename, *sname = NULL;
+	const char *const *names[2] = { ends, starts }, *found[2];
+	uint64_t v[2] = { 0, 0 }, etext, start;
+	const char *ename, *sname;
 	char id[160];
 
-	if (symbol_value(s, ends, &etext, &ename) != 0)
+	symbol_values(s, names, v, found);
+	if ((ename = found[0]) == NULL)
 		return;
-	if (symbol_value(s, starts, &start, &sname) != 0)
-		sname = NULL;
+	etext = v[0];
+	start = v[1];
+	sname = found[1];
 	for (size_t i = 0; i < g->n_hists; i++) {
 		const xp_gmon_hist *h = &g->hists[i];
 		uint64_t bin = h->n_bins > 0 && h->high_pc > h->low_pc
@@ -108,32 +115,36 @@ static int by_function(const xp_kv *self, size_t n, const xp_sym *s)
 /*
  * Both ends of every arc: return addresses (of the call to the callee,
  * from_pc, and of the callee's call to mcount, self_pc) unless summed by
- * function.  Each end is sorted, the callers at the cost of a look (a
- * gmon.out lists arcs by caller), and both go to the tally merged into
- * one ascending list, which it then need not sort.
+ * function.  The callees' are sorted first, which tells; the callers'
+ * then go to the back of the tally's room and are sorted there (at the
+ * cost of a look: a gmon.out lists arcs by caller), and both are merged
+ * into one ascending list from the front, which the tally then need not
+ * sort.
  */
 static xp_err tally_arcs(const xp_gmon *g, xp_exe_tally *t)
 {
 	size_t n = g->n_arcs, i = 0, j = 0;
-	xp_kv *from = malloc((n + 1) * sizeof *from);
-	xp_kv *self = malloc((n + 1) * sizeof *self), *all;
+	xp_kv *self = malloc((n + 1) * sizeof *self), *all, *from;
 	xp_err err = XP_E_NOMEM;
 
-	if (from == NULL || self == NULL)
-		goto out;
-	for (size_t k = 0; k < n; k++) {
-		from[k] = (xp_kv){g->arcs[k].from_pc, g->arcs[k].count};
+	if (self == NULL)
+		return XP_E_NOMEM;
+	for (size_t k = 0; k < n; k++)
 		self[k] = (xp_kv){g->arcs[k].self_pc, g->arcs[k].count};
-	}
-	if ((err = xp_sort_kv(from, n)) != XP_E_OK ||
-	    (err = xp_sort_kv(self, n)) != XP_E_OK)
+	if ((err = xp_sort_kv(self, n)) != XP_E_OK ||
+	    (all = xp_exe_tally_room(t, !by_function(self, n, t->sym),
+	                             2 * n)) == NULL)
 		goto out;
-	all = xp_exe_tally_room(t, !by_function(self, n, t->sym), 2 * n);
-	while (all != NULL && (i < n || j < n))
+	from = all + n;
+	for (size_t k = 0; k < n; k++)
+		from[k] = (xp_kv){g->arcs[k].from_pc, g->arcs[k].count};
+	if ((err = xp_sort_kv(from, n)) != XP_E_OK)
+		goto out;
+	/* The k-th written goes where no caller's is left to read. */
+	while (i < n || j < n)
 		*all++ = j == n || (i < n && from[i].key <= self[j].key)
 		         ? from[i++] : self[j++];
 out:
-	free(from);
 	free(self);
 	return err;
 }

@@ -71,6 +71,13 @@ static size_t cap_of(size_t n)
 	return (size_t)(c + 1);
 }
 
+/* Whether an array of n elements has no room for one more: none yet, or
+ * a capacity that n fills. */
+static int full(size_t n)
+{
+	return n == 0 || (n >= 16 && (n & (n - 1)) == 0);
+}
+
 static xp_err add_rec(xp_gmon *g, xp_gmon_rectype t, size_t index, size_t n)
 {
 	size_t cap = cap_of(g->n_recs);
@@ -102,8 +109,13 @@ xp_err xp_gmon_add_hist(xp_gmon *g, xp_gmon_hist *h)
 
 xp_gmon_arc *xp_gmon_arc_room(xp_gmon *g, size_t n)
 {
-	size_t acap = cap_of(g->n_arcs), rcap = cap_of(g->n_recs);
+	size_t acap, rcap;
 
+	/* One at a time, as a file is read: most often there is room. */
+	if (n == 1 && !full(g->n_arcs) && !full(g->n_recs))
+		return g->arcs + g->n_arcs;
+	acap = cap_of(g->n_arcs);
+	rcap = cap_of(g->n_recs);
 	/* Room for the last of them makes room for all of them. */
 	if (n > 0 &&
 	    (xp_grow(&g->arcs, &acap, g->n_arcs + n - 1, sizeof *g->arcs) ||
