@@ -154,6 +154,13 @@ xp_err xp_sort_kv(xp_kv *v, size_t n);
  */
 xp_err xp_sort_records(void *base, size_t n, size_t size, const size_t *key,
                        size_t nkeys);
+/*
+ * Sorts the n records of size bytes at base by the 64-bit field at
+ * offset key in linear time, then each run of records with equal keys
+ * by cmp (sort.c): for an order whose first key settles most of it.
+ */
+xp_err xp_sort_keyed(void *base, size_t n, size_t size, size_t key,
+                     int (*cmp)(const void *, const void *));
 
 /* ------------------------------------------------------------------ */
 /* Interned strings (strpool.c)                                        */

@@ -184,3 +184,31 @@ out:
 	free(tmp);
 	return err;
 }
+
+xp_err xp_sort_keyed(void *base, size_t n, size_t size, size_t key,
+                     int (*cmp)(const void *, const void *))
+{
+	unsigned char *p = base, *t = malloc(n * size + 1);
+	xp_kv *kv = malloc((n + 1) * sizeof *kv);
+	xp_err err = XP_E_NOMEM;
+	size_t i, j;
+
+	if (kv == NULL || t == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		kv[i] = (xp_kv){field(p + i * size, key), i};
+	if ((err = xp_sort_kv(kv, n)) != XP_E_OK)
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(t + i * size, p + kv[i].val * size, size);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && kv[j].key == kv[i].key; j++)
+			;
+		xp_qsort(t + i * size, j - i, size, cmp);
+	}
+	memcpy(p, t, n * size);
+out:
+	free(kv);
+	free(t);
+	return err;
+}

@@ -23,6 +23,8 @@
  *  - the mapped-objects text: merge_maps.c; in the Java variant the
  *    method list, which must be the same in every input.
  */
+#include <stddef.h>
+
 #include "cpuprof/cpuprof.h"
 
 /* Sorting records by call chain: a record's chain (in its profile, or
@@ -52,38 +54,6 @@ static int cmp_rref(const void *x, const void *y)
 	if (a->npcs != b->npcs)
 		return a->npcs < b->npcs ? -1 : 1;
 	return 0;
-}
-
-/*
- * Sorts the n rrefs of v as cmp_rref orders them: by first PC in linear
- * time (xp_sort_kv), then each run of records with the same first PC by
- * the whole comparison; runs are short, as few chains share a leaf PC.
- */
-static xp_err sort_rrefs(rref *v, size_t n)
-{
-	xp_kv *kv = malloc((n + 1) * sizeof *kv);
-	rref *t = malloc((n + 1) * sizeof *t);
-	xp_err err = XP_E_NOMEM;
-	size_t i, j;
-
-	if (kv == NULL || t == NULL)
-		goto out;
-	for (i = 0; i < n; i++)
-		kv[i] = (xp_kv){v[i].first, i};
-	if ((err = xp_sort_kv(kv, n)) != XP_E_OK)
-		goto out;
-	for (i = 0; i < n; i++)
-		t[i] = v[kv[i].val];
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && kv[j].key == kv[i].key; j++)
-			;
-		xp_qsort(t + i, j - i, sizeof *t, cmp_rref);
-	}
-	memcpy(v, t, n * sizeof *v);
-out:
-	free(kv);
-	free(t);
-	return err;
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -313,7 +283,9 @@ static xp_err order_refs(mstate *s, int which, const xp_cpuprof *p,
 		return XP_E_OK;
 	if ((err = fold_same(s, v, *n, n)) != XP_E_OK)
 		return err;
-	return sort_rrefs(v, *n);
+	/* By leaf PC, then the few that share one by the whole chain. */
+	return xp_sort_keyed(v, *n, sizeof *v, offsetof(rref, first),
+	                     cmp_rref);
 }
 
 /* Record i of p as an rref, as it is. */

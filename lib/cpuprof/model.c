@@ -33,24 +33,26 @@ void xp_cp_free(xp_cpuprof *p)
 	        p);
 }
 
+/* Room in the array *pp of n elements of sz bytes (capacity *cap) for
+ * more after them. */
+static xp_err room(void *pp, size_t *cap, size_t n, size_t more, size_t sz)
+{
+	void **p = pp, *q;
+
+	if (more <= *cap - n)
+		return XP_E_OK;
+	if (more > SIZE_MAX / sz - n || (q = realloc(*p, (n + more) * sz)) == NULL)
+		return XP_E_NOMEM;
+	*p = q;
+	*cap = n + more;
+	return XP_E_OK;
+}
+
 xp_err xp_cp_reserve(xp_cpuprof *p, size_t nrec, size_t npc)
 {
-	if (nrec > p->reccap - p->nrec) {
-		xp_cp_rec *r;
-		if (nrec > SIZE_MAX / sizeof *r - p->nrec ||
-		    (r = realloc(p->recs, (p->nrec + nrec) * sizeof *r)) == NULL)
-			return XP_E_NOMEM;
-		p->recs = r;
-		p->reccap = p->nrec + nrec;
-	}
-	if (npc > p->pccap - p->npc) {
-		uint64_t *q;
-		if (npc > SIZE_MAX / sizeof *q - p->npc ||
-		    (q = realloc(p->pcs, (p->npc + npc) * sizeof *q)) == NULL)
-			return XP_E_NOMEM;
-		p->pcs = q;
-		p->pccap = p->npc + npc;
-	}
+	if (room(&p->recs, &p->reccap, p->nrec, nrec, sizeof *p->recs) ||
+	    room(&p->pcs, &p->pccap, p->npc, npc, sizeof *p->pcs))
+		return XP_E_NOMEM;
 	return XP_E_OK;
 }
 

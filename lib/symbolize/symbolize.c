@@ -7,6 +7,7 @@
  * are binary searches over the code symbols.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -80,35 +81,6 @@ static int cmp_sym(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The n symbols of tab by address, then name, then their order in the
- * table: by address in linear time, then those that share one. */
-static xp_err sort_symbols(xp_symbol *tab, size_t n)
-{
-	xp_kv *kv = malloc((n + 1) * sizeof *kv);
-	xp_symbol *t = malloc((n + 1) * sizeof *t);
-	xp_err err = XP_E_NOMEM;
-	size_t i, j;
-
-	if (kv == NULL || t == NULL)
-		goto out;
-	for (i = 0; i < n; i++)
-		kv[i] = (xp_kv){tab[i].addr, i};
-	if ((err = xp_sort_kv(kv, n)) != XP_E_OK)
-		goto out;
-	for (i = 0; i < n; i++)
-		t[i] = tab[kv[i].val];
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && t[j].addr == t[i].addr; j++)
-			;
-		xp_qsort(t + i, j - i, sizeof *t, cmp_sym);
-	}
-	memcpy(tab, t, n * sizeof *tab);
-out:
-	free(kv);
-	free(t);
-	return err;
-}
-
 static int is_code(const xp_symbol *s)
 {
 	return (s->flags & (XP_SYMF_FUNCTION | XP_SYMF_CODE)) &&
@@ -166,7 +138,9 @@ static xp_err read_symbols(xp_sym *s, const char *path, xp_diags *d)
 		s->tab[s->n].seq = (uint32_t)i;
 		s->n++;
 	}
-	return sort_symbols(s->tab, s->n);
+	/* By address, then name, then the order of the table. */
+	return xp_sort_keyed(s->tab, s->n, sizeof *s->tab,
+	                     offsetof(xp_symbol, addr), cmp_sym);
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,30 +4,65 @@
  * sizes below and above the insertion-sort threshold, keys that differ
  * in few or in all of their bytes, many equal keys (whose values must
  * keep their order), keys already sorted and the empty array; and the
- * sort of records by two key fields, records in any order and records
- * already in order by the first field (as a gmon.out lists its arcs).
+ * sorts of records by two key fields and by a key field then a
+ * comparison, records in any order and records already in order by the
+ * first field (as a gmon.out lists its arcs).
  */
 #include <stddef.h>
 
 #include "base/internal.h"
 #include "unit.h"
 
-/* The reference: a stable insertion sort, written here again. */
-static void reference(xp_kv *v, size_t n)
+/* A record of two keys and its position before the sort. */
+typedef struct {
+	uint64_t hi, lo, pos;
+} rec;
+
+/* The sorts checked: xp_sort_kv by hi, xp_sort_records by hi and lo,
+ * xp_sort_keyed by hi and then lo. */
+enum { KV, RECORDS, KEYED };
+
+static int cmp_lo(const void *x, const void *y)
 {
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j - 1].key > v[j].key; j--) {
-			xp_kv t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	const rec *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* n pairs of keys made from the generator by mask | base, values their
- * index; sorted both ways and compared. */
-static void check(size_t n, uint64_t mask, uint64_t base, uint64_t seed)
+/* Sorts the n records of a as how says. */
+static xp_err sort_as(int how, rec *a, size_t n)
 {
-	xp_kv *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+	static const size_t key[2] = { offsetof(rec, hi), offsetof(rec, lo) };
+	xp_kv *v;
+	xp_err err;
+
+	if (how == RECORDS)
+		return xp_sort_records(a, n, sizeof *a, key, 2);
+	if (how == KEYED)
+		return xp_sort_keyed(a, n, sizeof *a, key[0], cmp_lo);
+	if ((v = malloc((n + 1) * sizeof *v)) == NULL)
+		return XP_E_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (xp_kv){a[i].hi, a[i].pos};
+	if ((err = xp_sort_kv(v, n)) == XP_E_OK)
+		for (size_t i = 0; i < n; i++)
+			a[i] = (rec){v[i].key, 0, v[i].val};
+	free(v);
+	return err;
+}
+
+/*
+ * n records with keys from the generator, hi masked with mhi (or i / 3,
+ * ascending already, when mhi is 0 and sorted_hi) or'ed with base, lo
+ * masked with mlo; sorted as how says and compared with a stable
+ * insertion by (hi, lo), written here again.
+ */
+static void check_as(int how, size_t n, uint64_t mhi, uint64_t base,
+                     uint64_t mlo, int sorted_hi, uint64_t seed)
+{
+	rec *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
 	uint64_t s = seed;
 	int same = 1;
 
@@ -38,18 +73,33 @@ static void check(size_t n, uint64_t mask, uint64_t base, uint64_t seed)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		a[i].key = (unit_next(&s) & mask) | base;
-		a[i].val = i;
+		a[i].hi = (sorted_hi ? i / 3 : unit_next(&s) & mhi) | base;
+		a[i].lo = how == KV ? 0 : unit_next(&s) & mlo;
+		a[i].pos = i;
 		b[i] = a[i];
 	}
-	CHECK(xp_sort_kv(a, n) == XP_E_OK);
-	reference(b, n);
+	CHECK(sort_as(how, a, n) == XP_E_OK);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (b[j - 1].hi > b[j].hi ||
+		                             (b[j - 1].hi == b[j].hi &&
+		                              b[j - 1].lo > b[j].lo)); j--) {
+			rec t = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = t;
+		}
 	for (size_t i = 0; i < n; i++)
-		if (a[i].key != b[i].key || a[i].val != b[i].val)
+		if (a[i].hi != b[i].hi || a[i].lo != b[i].lo ||
+		    a[i].pos != b[i].pos)
 			same = 0;
 	CHECK(same);
 	free(a);
 	free(b);
+}
+
+/* n pairs of keys made from the generator by mask | base. */
+static void check(size_t n, uint64_t mask, uint64_t base, uint64_t seed)
+{
+	check_as(KV, n, mask, base, 0, 0, seed);
 }
 
 static void test_small(void)
@@ -100,61 +150,17 @@ static void test_sorted(void)
 		CHECK(v[i].key == i && v[i].val == 199 - i);
 }
 
-/* A record of two keys and its position before the sort. */
-typedef struct {
-	uint64_t hi, lo, pos;
-} rec;
-
-/* n records with keys from the generator masked; sorted_hi: the first
- * keys ascending already. */
-static void check_records(size_t n, uint64_t mhi, uint64_t mlo, int sorted_hi,
-                          uint64_t seed)
-{
-	static const size_t key[2] = { offsetof(rec, hi), offsetof(rec, lo) };
-	rec *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
-	uint64_t s = seed;
-	int same = 1;
-
-	if (a == NULL || b == NULL) {
-		CHECK(0);
-		free(a);
-		free(b);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		a[i].hi = sorted_hi ? i / 3 : unit_next(&s) & mhi;
-		a[i].lo = unit_next(&s) & mlo;
-		a[i].pos = i;
-		b[i] = a[i];
-	}
-	CHECK(xp_sort_records(a, n, sizeof *a, key, 2) == XP_E_OK);
-	/* The reference: stable insertion by (hi, lo). */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && (b[j - 1].hi > b[j].hi ||
-		                             (b[j - 1].hi == b[j].hi &&
-		                              b[j - 1].lo > b[j].lo)); j--) {
-			rec t = b[j];
-			b[j] = b[j - 1];
-			b[j - 1] = t;
-		}
-	for (size_t i = 0; i < n; i++)
-		if (a[i].hi != b[i].hi || a[i].lo != b[i].lo ||
-		    a[i].pos != b[i].pos)
-			same = 0;
-	CHECK(same);
-	free(a);
-	free(b);
-}
-
 static void test_records(void)
 {
-	check_records(0, 0xff, 0xff, 0, 21);
-	check_records(30, 0x3, 0x3, 0, 22);
-	check_records(30, 0, 0xffff, 0, 23);
-	check_records(3000, 0x1fffff, 0x1fffff, 0, 24);
-	check_records(3000, 0xf, 0x7, 0, 25);
-	check_records(3000, 0, 0x1fffff, 1, 26);
-	check_records(3000, 0, 0x3, 1, 27);
+	for (int how = RECORDS; how <= KEYED; how++) {
+		check_as(how, 0, 0xff, 0, 0xff, 0, 21);
+		check_as(how, 30, 0x3, 0, 0x3, 0, 22);
+		check_as(how, 30, 0, 0, 0xffff, 0, 23);
+		check_as(how, 3000, 0x1fffff, 0, 0x1fffff, 0, 24);
+		check_as(how, 3000, 0xf, 0, 0x7, 0, 25);
+		check_as(how, 3000, 0, 0, 0x1fffff, 1, 26);
+		check_as(how, 3000, 0, 0, 0x3, 1, 27);
+	}
 }
 
 int main(void)
