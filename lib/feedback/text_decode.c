@@ -160,7 +160,8 @@ static inline const char *chex(const char *p, uint64_t *out)
 
 /*
  * The decoding steps of the record items; t is the line start, p the
- * position.  strncmp stops at the NUL that ends a chunk.
+ * position.  A literal is compared whole: a chunk's NULs and padding
+ * (XP_TX_PAD) hold the longest keyword past its last byte.
  */
 #define FCOL(p) ((uint32_t)((p) - t) + 1)
 
@@ -191,18 +192,13 @@ static inline const char *chex(const char *p, uint64_t *out)
 	} while (0)
 
 #define TF_LIT(R, lit)                                                    \
-	if (strncmp(p, (lit), sizeof(lit) - 1) != 0)                      \
+	if (memcmp(p, (lit), sizeof(lit) - 1) != 0)                       \
 		return NULL;                                              \
 	p += sizeof(lit) - 1;
+/* The keyword of kind k, which the caller has matched: klen bytes. */
 #define TF_KIND(R, fn)                                                    \
-	{                                                                 \
-		const char *kw_ = fn(k);                                  \
-		size_t n_ = strlen(kw_);                                  \
-		if (strncmp(p, kw_, n_) != 0)                             \
-			return NULL;                                      \
-		p += n_;                                                  \
-		L->kind = k;                                              \
-	}
+	p += klen;                                                        \
+	L->kind = k;
 #define TF_SP(R) NEED(' ');
 #define TF_COLON(R) NEED(':');
 #define TF_NUM(R, i, id, what) DEC_NUM(i, FCOL(p));
@@ -235,12 +231,16 @@ static inline const char *chex(const char *p, uint64_t *out)
 	}
 #define TF_VPVAL TF_OPTNAME
 
-/* xp_tx_dec_<kind>: one decoder per record kind. */
+/* dec_<kind>: one decoder per record kind; k and klen are the kind
+ * and the length of the keyword of a line that starts with one
+ * (TF_KIND). */
 #define DECODER(R)                                                        \
-	const char *xp_tx_dec_##R(xp_tx_line *L, const char *t, int k)    \
+	static inline const char *dec_##R(xp_tx_line *L, const char *t,   \
+	                                  int k, size_t klen)             \
 	{                                                                 \
 		const char *p = t;                                        \
 		(void)k;                                                  \
+		(void)klen;                                               \
 		L->nv = 0;                                                \
 		L->f_ovf = 0;                                             \
 		L->has_s = 0;                                             \
@@ -251,12 +251,115 @@ XP_TX_RECORDS(DECODER)
 #undef DECODER
 #include "feedback/text_records_undef.h"
 
-const char *xp_tx_dec_b(xp_tx_line *L, const char *t, int *ref)
+/* A line starting with B: a block record (*ref 0) or a block ref. */
+static inline const char *dec_b(xp_tx_line *L, const char *t, int *ref)
 {
 	/* B<id>: is a block record, B<id> and a blank a block ref. */
 	const char *p = t + 1;
 	while ((unsigned)(unsigned char)*p - '0' < 10u)
 		p++;
 	*ref = *p != ':';
-	return *ref ? xp_tx_dec_blockref(L, t, 0) : xp_tx_dec_block(L, t, 0);
+	return *ref ? dec_blockref(L, t, 0, 0) : dec_block(L, t, 0, 0);
+}
+
+/* The prefix of a line is the literal s. */
+#define PREFIX(s) (memcmp(p, (s), sizeof(s) - 1) == 0)
+
+/* A canonical line of kind R, its keyword (if any) of kind k and klen
+ * bytes: decoded and handled, or the loop ends. */
+#define LINE(R, k, klen)                                                  \
+	do {                                                              \
+		if (!(e = dec_##R(L, p, (k), (klen))))                    \
+			goto out;                                         \
+		xp_tx_on_##R(P, L);                                       \
+	} while (0)
+
+const char *xp_tx_fast_lines(xp_tx_parser *P, xp_tx_line *L, const char *p,
+                             const char *base, uint64_t base_off,
+                             uint32_t *line)
+{
+	const int *stop = xp_tx_stop_flag(P);
+	uint32_t ln = *line;
+
+	for (;;) {
+		const char *e;
+		int ref;
+		L->lstart = p;
+		L->loff = base_off + (uint64_t)(p - base);
+		L->line = ln;
+		if ((unsigned)(unsigned char)*p - '0' < 10u) {
+			LINE(counter, 0, 0);
+			goto next;
+		}
+		switch (*p) {
+		case 'B':
+			if (!(e = dec_b(L, p, &ref)))
+				goto out;
+			if (ref)
+				xp_tx_on_blockref(P, L);
+			else
+				xp_tx_on_block(P, L);
+			break;
+		case 'E':
+			LINE(edge, 0, 0);
+			break;
+		case 'S':
+			if (PREFIX("SRCLINE: "))
+				LINE(srcline, 0, 0);
+			else if (PREFIX("SRCFILE: "))
+				LINE(srcfile, 0, 0);
+			else
+				LINE(tuple, 0, 0);
+			break;
+		case 'V':
+			if (PREFIX("VP_INT "))
+				LINE(vp, XP_VP_INT, 6);
+			else if (PREFIX("VP_LLONG "))
+				LINE(vp, XP_VP_LLONG, 8);
+			else if (PREFIX("VP_FLOAT "))
+				LINE(vp, XP_VP_FLOAT, 8);
+			else if (PREFIX("VP_DOUBLE "))
+				LINE(vp, XP_VP_DOUBLE, 9);
+			else if (PREFIX("VP_PROC "))
+				LINE(vp, XP_VP_PROC, 7);
+			else
+				goto out;
+			break;
+		case 'm':
+			if (!PREFIX("max "))
+				goto out;
+			LINE(stat, XP_STAT_MAX, 3);
+			break;
+		case 's':
+			if (!PREFIX("sum "))
+				goto out;
+			LINE(stat, XP_STAT_SUM, 3);
+			break;
+		case 'P':
+			if (PREFIX("PROC: "))
+				LINE(proc, 0, 0);
+			else
+				LINE(program, 0, 0);
+			break;
+		case 'O':
+			if (PREFIX("OBJFILE:"))
+				LINE(objfile, 0, 0);
+			else
+				LINE(objref, 0, 0);
+			break;
+		case 'C':
+			LINE(comdat, 0, 0);
+			break;
+		default:
+			goto out;
+		}
+	next:
+		p = e + 1;
+		ln++;
+		if (*stop)
+			break;
+	}
+out:
+	*line = ln;
+	return p;
 }

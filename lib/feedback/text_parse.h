@@ -47,8 +47,9 @@ typedef struct {
 
 /* Zero bytes that follow the two NULs ending a chunk, so that the
  * decoder (text_decode.c) may read a whole 8-byte word at any position
- * up to them. */
-#define XP_TX_PAD 8
+ * up to them, and compare a keyword (at most 13 bytes) whole at any
+ * position before them. */
+#define XP_TX_PAD 16
 
 /*
  * One decoded line.  Numeric fields are v[0..]; f_ovf has bit i set when
@@ -103,15 +104,17 @@ uint32_t xp_tx_scanner_line(yyscan_t s);
 /* Where the scanner has put a NUL over the input, and the byte it hid. */
 void xp_tx_scanner_hold(yyscan_t s, const char **pos, char *ch);
 
-/* The decoders, defined in text_decode.c.  xp_tx_dec_<kind> decodes a
- * canonical <kind> line starting at t (k: the stat kind or VP type) and
- * returns a pointer to its LF, or NULL when the line is not canonical. */
-#define XP_TX_DECL_DECODER(R)                                             \
-	const char *xp_tx_dec_##R(xp_tx_line *L, const char *t, int k);
-XP_TX_RECORDS(XP_TX_DECL_DECODER)
-#undef XP_TX_DECL_DECODER
-/* A line starting with B: a block record (*ref 0) or a block ref. */
-const char *xp_tx_dec_b(xp_tx_line *L, const char *t, int *ref);
+/*
+ * The fast path, defined in text_decode.c: decodes the canonical lines
+ * from p on (p is the start of line *line of a chunk that starts at base,
+ * input offset base_off) into L and hands each to its handler, until a
+ * line is not canonical, the chunk ends or the handlers stop the parse.
+ * Returns the start of the first line it did not take (p itself when the
+ * first is not canonical); *line is that line's number.
+ */
+const char *xp_tx_fast_lines(xp_tx_parser *P, xp_tx_line *L, const char *p,
+                             const char *base, uint64_t base_off,
+                             uint32_t *line);
 /* The slow path's numbers: n decimal digits (returns 1 if they do not
  * fit 64 bits, then *v is UINT64_MAX); 0x and n - 2 hex digits (the
  * same); <line>:<col> (bit 0 of the result: the line overflowed, bit 1:
