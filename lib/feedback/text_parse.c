@@ -8,14 +8,14 @@
  * boundary (a chunk grows to hold an over-long line), each in a buffer
  * followed by the two NUL bytes flex needs and XP_TX_PAD more, so that the
  * scanner may read a word at a time up to its end.  Input in memory is
- * copied, since flex writes into its buffer.  A regular file is mapped a
- * window of WINDOW bytes at a time and copied the same way: on the
- * machines we measured, read(2)'s copy costs three times as much as a
- * mapping plus memcpy, and only one window is mapped at a time, so the
- * input never counts whole towards the resident memory.  Other files
- * (pipes, terminals), and regular files that cannot be mapped, are read
- * straight into the chunk buffer; the bytes after the last line end of a
- * read wait in a small carry buffer for the next chunk.  Two chunk buffers
+ * copied, since flex writes into its buffer.  A regular file is read
+ * into the chunk buffer with pread(2) from where the chunk starts: that
+ * costs less than mapping it a window at a time and copying (the page
+ * tables of the mapping cost more than the copy), it never holds the
+ * input whole, and positioned reads let a reader start anywhere.  Other
+ * files (pipes, terminals) are read straight into the chunk buffer;
+ * the bytes after the last line end of a read wait in a small carry
+ * buffer for the next chunk.  Two chunk buffers
  * alternate: tokens point into them, and the parser may hold one
  * lookahead token of the next chunk while it still reduces the last line
  * of the previous one.  The input is never held whole.
@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,7 +48,6 @@
  * a line passes this, before its buffer grows without bound.
  */
 #define MAX_LINE ((size_t)64 << 20)
-#define WINDOW ((size_t)8 << 20)
 
 /* ------------------------------------------------------------------ */
 /* Sets of ids                                                          */
@@ -249,10 +247,8 @@ struct xp_tx_parser {
 	/* Input. */
 	int fd;
 	const unsigned char *in;   /* memory mode: the input */
-	size_t in_len, in_pos;     /* memory and window mode: size, taken */
-	int win_mode;              /* a regular file, mapped window by window */
-	unsigned char *win;        /* window mode: the mapped window */
-	size_t win_off, win_len;
+	size_t in_len, in_pos;     /* memory and positioned mode: size, taken */
+	int pread_mode;            /* a regular file, read with pread(2) */
 	int in_eof;                /* fd mode: read() returned 0 */
 	xp_buf carry;              /* fd mode: a partial line read ahead */
 	uint64_t in_off;           /* input offset of the next chunk */
@@ -462,78 +458,74 @@ static long long read_chunk(xp_tx_parser *P, int c)
 }
 
 /*
- * Memory and window mode: bytes [pos, pos + n) of the input (n no more
- * than what is left), or NULL after an error.  In window mode the window
- * is moved, or grown for an over-long line, to cover them.
+ * Memory and positioned mode: copies bytes [pos, pos + n) of the input
+ * into dst (n no more than what is left); 0, or -1 after an error.  A
+ * regular file that ends before its size said (it shrank while being
+ * read) ends the input there.
  */
-static const unsigned char *input_at(xp_tx_parser *P, size_t pos, size_t n)
+static int fetch(xp_tx_parser *P, char *dst, size_t pos, size_t n)
 {
-	if (!P->win_mode)
-		return P->in + pos;
-	if (P->win && pos >= P->win_off &&
-	    pos + n <= P->win_off + P->win_len)
-		return P->win + (pos - P->win_off);
-	if (P->win)
-		munmap(P->win, P->win_len);
-	P->win = NULL;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t off = pos / page * page;
-	size_t len = (pos - off) + (n > WINDOW ? n : WINDOW);
-	if (len > P->in_len - off)
-		len = P->in_len - off;
-	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, P->fd,
-	               (off_t)off);
-	if (m == MAP_FAILED) {
-		xp_diag_file(P->d, XP_E_IO, P->name, "cannot map: %s",
-		             strerror(errno));
-		set_fatal(P, XP_E_IO);
-		return NULL;
+	if (!P->pread_mode) {
+		memcpy(dst, P->in + pos, n);
+		return 0;
 	}
-	P->win = m;
-	P->win_off = off;
-	P->win_len = len;
-	return P->win + (pos - off);
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(P->fd, dst + got, n - got,
+		                  (off_t)(pos + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			xp_diag_file(P->d, XP_E_IO, P->name, "read error: %s",
+			             strerror(errno));
+			set_fatal(P, XP_E_IO);
+			return -1;
+		}
+		if (r == 0) {
+			P->in_len = pos + got;
+			break;
+		}
+		got += (size_t)r;
+	}
+	return 0;
 }
 
 /*
- * Memory and window mode: copies the next chunk of the input into buffer
- * c: at most CHUNK bytes ending with a line end, more when one line is
- * longer, everything at the end.  Returns its length (0 at the end) or -1.
+ * Memory and positioned mode: copies the next chunk of the input into
+ * buffer c: at most CHUNK bytes ending with a line end, more when one
+ * line is longer, everything at the end.  The bytes after the chunk's
+ * last line end are taken again by the next chunk.  Returns its length
+ * (0 at the end) or -1.
  */
 static long long copy_chunk(xp_tx_parser *P, int c)
 {
 	size_t avail = P->in_len - P->in_pos;
-	size_t lim = avail < CHUNK ? avail : CHUNK;
-	size_t take = 0;
+	size_t seen = 0, take = 0;
 	if (avail == 0)
 		return 0;
-	const unsigned char *s = input_at(P, P->in_pos, lim);
-	if (!s)
-		return -1;
-	const unsigned char *nl = memrchr(s, '\n', lim);
-	if (nl) {
-		take = (size_t)(nl - s) + 1;
-	} else {
-		/* A line longer than CHUNK: look further, doubling. */
-		for (size_t seen = lim; seen < avail && take == 0;) {
-			if (seen >= MAX_LINE)
-				return too_long(P);
-			size_t more = seen * 2 < avail ? seen * 2 : avail;
-			if (!(s = input_at(P, P->in_pos, more)))
-				return -1;
-			nl = memchr(s + seen, '\n', more - seen);
-			if (nl)
-				take = (size_t)(nl - s) + 1;
-			seen = more;
-		}
-		if (take == 0)
+	for (size_t want = avail < CHUNK ? avail : CHUNK; take == 0;) {
+		if (seen >= MAX_LINE)
+			return too_long(P);
+		if (chunk_reserve(P, c, want) != 0 ||
+		    fetch(P, P->cbuf[c] + seen, P->in_pos + seen,
+		          want - seen) != 0)
+			return -1;
+		avail = P->in_len - P->in_pos;
+		if (want > avail)
+			want = avail;
+		if (want == 0)
+			return 0;
+		/* The last line end of the first bytes; then, for a line
+		 * longer than CHUNK, the first one further on, doubling. */
+		const char *nl = seen == 0 ? memrchr(P->cbuf[c], '\n', want)
+		                           : memchr(P->cbuf[c] + seen, '\n',
+		                                    want - seen);
+		if (nl)
+			take = (size_t)(nl - P->cbuf[c]) + 1;
+		else if (want == avail)
 			take = avail;
+		seen = want;
+		want = seen * 2 < avail ? seen * 2 : avail;
 	}
-	if (chunk_reserve(P, c, take) != 0)
-		return -1;
-	if (!(s = input_at(P, P->in_pos, take)))
-		return -1;
-	memcpy(P->cbuf[c], s, take);
 	P->in_pos += take;
 	return (long long)take;
 }
@@ -544,7 +536,7 @@ int xp_tx_next_chunk(xp_tx_parser *P, yyscan_t s)
 {
 	int c = P->cur ^ 1;
 	heads_fetch(P, c);
-	long long n = P->fd >= 0 && !P->win_mode ? read_chunk(P, c)
+	long long n = P->fd >= 0 && !P->pread_mode ? read_chunk(P, c)
 	                                         : copy_chunk(P, c);
 	if (n <= 0)
 		return 0;
@@ -1792,8 +1784,6 @@ static void headcopy_free(headcopy *h)
 static void parser_free(xp_tx_parser *P)
 {
 	xp_tx_scanner_free(P->scanner);
-	if (P->win)
-		munmap(P->win, P->win_len);
 	xp_fbb_free(P->b);
 	xp_buf_free(&P->carry);
 	free(P->cbuf[0]);
@@ -1885,18 +1875,14 @@ static xp_err parse_after(int fd, const void *buf, size_t len,
 		}
 	} else {
 		/* A regular file is taken at the size it has now, from where
-		 * its offset stands; it is mapped if it can be. */
+		 * its offset stands, with pread(2). */
 		struct stat st;
 		off_t at = lseek(fd, 0, SEEK_CUR);
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && at >= 0 &&
 		    st.st_size > at && (uint64_t)st.st_size <= SIZE_MAX) {
-			void *m = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (m != MAP_FAILED) {
-				munmap(m, 1);
-				P->win_mode = 1;
-				P->in_pos = (size_t)at;
-				P->in_len = (size_t)st.st_size;
-			}
+			P->pread_mode = 1;
+			P->in_pos = (size_t)at;
+			P->in_len = (size_t)st.st_size;
 		}
 	}
 	/* Only flex's fatal errors come back here; what they leave behind
