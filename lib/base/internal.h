@@ -24,14 +24,35 @@
 /* Byte order                                                          */
 /* ------------------------------------------------------------------ */
 
+/*
+ * On a little-endian host the little-endian helpers are a plain copy,
+ * which compilers turn into one load or store (the byte-wise forms are
+ * not always merged into one); elsewhere they assemble the bytes.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define XP_HOST_LE 1
+#else
+#define XP_HOST_LE 0
+#endif
+
 static inline uint32_t xp_get_le32(const unsigned char *p)
 {
+	if (XP_HOST_LE) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
 static inline uint64_t xp_get_le64(const unsigned char *p)
 {
+	if (XP_HOST_LE) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
 	return (uint64_t)xp_get_le32(p) | (uint64_t)xp_get_le32(p + 4) << 32;
 }
 
@@ -59,6 +80,10 @@ static inline int xp_host_big(void)
 
 static inline void xp_put_le32(unsigned char *p, uint32_t v)
 {
+	if (XP_HOST_LE) {
+		memcpy(p, &v, 4);
+		return;
+	}
 	p[0] = (unsigned char)v;
 	p[1] = (unsigned char)(v >> 8);
 	p[2] = (unsigned char)(v >> 16);
@@ -67,6 +92,10 @@ static inline void xp_put_le32(unsigned char *p, uint32_t v)
 
 static inline void xp_put_le64(unsigned char *p, uint64_t v)
 {
+	if (XP_HOST_LE) {
+		memcpy(p, &v, 8);
+		return;
+	}
 	xp_put_le32(p, (uint32_t)v);
 	xp_put_le32(p + 4, (uint32_t)(v >> 32));
 }
@@ -172,7 +201,7 @@ typedef struct {
 	xp_buf bytes;      /* every string followed by a NUL */
 	uint32_t *off;     /* n + 1 start offsets (off[n]: the end) */
 	uint32_t n, offcap;
-	uint32_t *hash;    /* id + 1; 0 is an empty slot */
+	uint64_t *hash;    /* hash bits << 32 | id + 1; 0 is an empty slot */
 	uint32_t hcap;     /* a power of two, at least 2 * n */
 } xp_strpool;
 
@@ -378,6 +407,11 @@ static inline uint32_t xp_recsize(xp_table t)
 
 /* Allocates an empty profile with no tables. */
 xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
+
+/* xp_fbb_intern() for a caller whose strings are names by construction
+ * (at least one byte, none of the bytes it refuses): the feedback text
+ * parser's fields. */
+xp_err xp_fbb_intern_word(xp_fbb *b, const char *s, size_t len, xp_str *out);
 
 /* Record i of table t.  An empty table has no storage (NULL), and no
  * arithmetic is done on it, not even adding 0, which C leaves undefined. */

@@ -6,7 +6,10 @@
  * Bytes live in one buffer, each string followed by a NUL so that it can
  * be used as a C string; off[id] is where string id starts, off[n] the end
  * of the last.  Lookups go through an open-addressing table of id + 1
- * (0: empty slot), at most half full.
+ * (0: empty slot), at most half full; each slot also holds 32 bits of
+ * its string's hash, which place it in the table, so that a probe
+ * touches a string's bytes only when those bits match, and growing the
+ * table hashes no string again.
  */
 #include <stdlib.h>
 
@@ -32,19 +35,24 @@ static uint64_t strhash(const char *s, size_t len)
 	return h;
 }
 
+/* A slot of the table: the hash's top 32 bits above id + 1. */
+#define SLOT_ID(e) ((uint32_t)(e))
+#define SLOT_TAG(e) ((uint32_t)((e) >> 32))
+
 static xp_err rehash(xp_strpool *sp)
 {
 	uint32_t cap = sp->hcap ? sp->hcap * 2 : 64;
-	uint32_t *h = calloc(cap, sizeof *h);
+	uint64_t *h = calloc(cap, sizeof *h);
 	if (!h)
 		return XP_E_NOMEM;
-	for (uint32_t id = 0; id < sp->n; id++) {
-		uint32_t k = (uint32_t)strhash(xp_strpool_str(sp, id),
-		                               xp_strpool_len(sp, id)) &
-		             (cap - 1);
+	for (uint32_t i = 0; i < sp->hcap; i++) {
+		uint64_t e = sp->hash[i];
+		if (!e)
+			continue;
+		uint32_t k = SLOT_TAG(e) & (cap - 1);
 		while (h[k])
 			k = (k + 1) & (cap - 1);
-		h[k] = id + 1;
+		h[k] = e;
 	}
 	free(sp->hash);
 	sp->hash = h;
@@ -61,11 +69,13 @@ xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
 			return err;
 	}
 	uint32_t mask = sp->hcap - 1;
-	uint32_t k = (uint32_t)strhash(s, len) & mask;
-	for (uint32_t e; (e = sp->hash[k]) != 0; k = (k + 1) & mask) {
-		if (xp_strpool_len(sp, e - 1) == len &&
-		    memcmp(xp_strpool_str(sp, e - 1), s, len) == 0) {
-			*out = e - 1;
+	uint32_t tag = (uint32_t)(strhash(s, len) >> 32);
+	uint32_t k = tag & mask;
+	for (uint64_t e; (e = sp->hash[k]) != 0; k = (k + 1) & mask) {
+		uint32_t id = SLOT_ID(e) - 1;
+		if (SLOT_TAG(e) == tag && xp_strpool_len(sp, id) == len &&
+		    memcmp(xp_strpool_str(sp, id), s, len) == 0) {
+			*out = id;
 			return XP_E_OK;
 		}
 	}
@@ -88,7 +98,7 @@ xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
 	q[len] = 0;
 	sp->bytes.len += len + 1;
 	sp->off[sp->n + 1] = (uint32_t)sp->bytes.len;
-	sp->hash[k] = sp->n + 1;
+	sp->hash[k] = (uint64_t)tag << 32 | (sp->n + 1);
 	*out = sp->n++;
 	return XP_E_OK;
 }

@@ -566,6 +566,11 @@ xp_err xp_fbb_intern(xp_fbb *b, const char *s, size_t len, xp_str *out)
 	return xp_strpool_intern(&b->sp, s, len, out);
 }
 
+xp_err xp_fbb_intern_word(xp_fbb *b, const char *s, size_t len, xp_str *out)
+{
+	return xp_strpool_intern(&b->sp, s, len, out);
+}
+
 /* A procedure named in a <proc_name>:<objfile> pair (of what) cannot
  * hold ':': the text splits the pair at the first one. */
 static xp_err pair_name(xp_fbb *b, xp_str name, const char *what)
@@ -590,31 +595,35 @@ const char *xp_fbb_str(const xp_fbb *b, xp_str s)
 	return xp_strpool_str(&b->sp, s);
 }
 
-/* Appends a zeroed record to table t; NULL when out of memory or full. */
-static unsigned char *add_rec(xp_fbb *b, xp_table t, xp_err *err)
+/* Appends a zeroed record to table t; NULL when out of memory or full.
+ * Inlined, with t a constant: a record is added per line of a text. */
+static inline unsigned char *add_rec(xp_fbb *b, xp_table t, xp_err *err)
 {
 	uint32_t size = xp_tabdescs[t].size;
+	xp_buf *tb = &b->tab[t];
+	unsigned char *p;
 	if (b->n[t] == UINT32_MAX) {
 		*err = XP_E_LIMIT;
 		return NULL;
 	}
-	unsigned char *p = xp_buf_grow(&b->tab[t], size);
-	if (!p) {
+	if (tb->p && tb->cap - tb->len >= size) {
+		p = tb->p + tb->len;
+	} else if (!(p = xp_buf_grow(tb, size))) {
 		*err = XP_E_NOMEM;
 		return NULL;
 	}
 	memset(p, 0, size);
-	b->tab[t].len += size;
+	tb->len += size;
 	b->n[t]++;
 	return p;
 }
 
-static unsigned char *rec(xp_fbb *b, xp_table t, uint32_t i)
+static inline unsigned char *rec(xp_fbb *b, xp_table t, uint32_t i)
 {
 	return b->tab[t].p + (size_t)i * xp_tabdescs[t].size;
 }
 
-static void bump(unsigned char *p, unsigned off)
+static inline void bump(unsigned char *p, unsigned off)
 {
 	xp_put_le32(p + off, xp_get_le32(p + off) + 1);
 }
@@ -729,7 +738,7 @@ xp_err xp_fbb_add_stat(xp_fbb *b, xp_statkind kind, uint64_t value)
 
 /* Adds a record to table t under the open procedure, counting it in the
  * procedure's field nfield. */
-static unsigned char *proc_child(xp_fbb *b, xp_table t, unsigned nfield,
+static inline unsigned char *proc_child(xp_fbb *b, xp_table t, unsigned nfield,
                                  xp_err *err)
 {
 	if (b->cur_proc == UINT32_MAX) {

@@ -775,7 +775,7 @@ static xp_str intern(xp_tx_parser *P, const char *s, size_t len)
 	xp_str id = XP_NOSTR;
 	if (!P->b)
 		return XP_NOSTR;
-	xp_err e = xp_fbb_intern(P->b, s, len, &id);
+	xp_err e = xp_fbb_intern_word(P->b, s, len, &id);
 	if (e) {
 		set_fatal(P, e);
 		return XP_NOSTR;
