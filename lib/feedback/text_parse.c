@@ -234,6 +234,14 @@ static const char *const phase_names[] = {
 	"edge records", "source mapping tuples"
 };
 
+/* A name and its string id, to intern the same bytes again without a
+ * lookup (intern_again). */
+typedef struct {
+	xp_buf bytes;
+	xp_str id;
+	int valid;
+} memo;
+
 struct xp_tx_parser {
 	jmp_buf fatal_jmp;   /* where xp_tx_fatal() unwinds to */
 	xp_diags *d;
@@ -318,10 +326,9 @@ struct xp_tx_parser {
 	headcopy lh;
 	uint32_t l_nrefs, l_refs;
 
-	/* The last proc:objfile pair of a block ref. */
-	xp_buf lastpair;
-	xp_str lp_proc, lp_obj;
-	int lp_valid;
+	/* The names that come back in runs: a block ref's procedure and
+	 * object file, a tuple's source file. */
+	memo m_proc, m_obj, m_src;
 };
 
 _Noreturn void xp_tx_fatal(xp_tx_parser *P, const char *msg)
@@ -781,6 +788,20 @@ static xp_str intern(xp_tx_parser *P, const char *s, size_t len)
 		return XP_NOSTR;
 	}
 	return id;
+}
+
+/* intern(), for names that come back in runs: the bytes the memo m
+ * holds give its id at once. */
+static xp_str intern_again(xp_tx_parser *P, memo *m, const char *s,
+                           size_t len)
+{
+	if (m->valid && m->bytes.len == len && memcmp(m->bytes.p, s, len) == 0)
+		return m->id;
+	m->id = intern(P, s, len);
+	m->bytes.len = 0;
+	m->valid = m->id != XP_NOSTR &&
+	           xp_buf_append(&m->bytes, s, len) == XP_E_OK;
+	return m->id;
 }
 
 /* Splits <proc_name>:<objfile> at the first ':'; both parts non-empty. */
@@ -1422,7 +1443,8 @@ void xp_tx_on_tuple(xp_tx_parser *P, const xp_tx_line *l)
 	t.block = (uint32_t)l->v[1];
 	t.line = (uint32_t)l->v[2];
 	t.col = l->nv ? (uint32_t)l->v[3] : 0;
-	t.srcfile = l->has_s ? intern(P, l->s, l->slen) : XP_NOSTR;
+	t.srcfile = l->has_s ? intern_again(P, &P->m_src, l->s, l->slen)
+	                     : XP_NOSTR;
 	BUILD(xp_fbb_add_tuple(P->b, &t));
 }
 
@@ -1539,20 +1561,12 @@ void xp_tx_on_blockref(xp_tx_parser *P, const xp_tx_line *l)
 	    !u64f(P, l, F(blockref, count)) ||
 	    !split_pair(P, l, what_blockref(NAMEF), &plen))
 		return;
-	/* Block refs of one procedure follow each other: reuse the ids of
-	 * the previous pair when the bytes are the same. */
-	if (!P->lp_valid || P->lastpair.len != l->slen ||
-	    memcmp(P->lastpair.p, l->s, l->slen) != 0) {
-		P->lp_proc = intern(P, l->s, plen);
-		P->lp_obj = intern(P, l->s + plen + 1, l->slen - plen - 1);
-		P->lastpair.len = 0;
-		if (xp_buf_append(&P->lastpair, l->s, l->slen) != XP_E_OK) {
-			set_fatal(P, XP_E_NOMEM);
-			return;
-		}
-		P->lp_valid = P->b != NULL && !P->fatal;
-	}
-	xp_blockref r = { (uint32_t)l->v[0], l->v[1], P->lp_proc, P->lp_obj };
+	/* Block refs of one procedure follow each other, and those of one
+	 * object file. */
+	xp_blockref r = { (uint32_t)l->v[0], l->v[1],
+	                  intern_again(P, &P->m_proc, l->s, plen),
+	                  intern_again(P, &P->m_obj, l->s + plen + 1,
+	                               l->slen - plen - 1) };
 	BUILD(xp_fbb_add_blockref(P->b, &r));
 }
 
@@ -1789,7 +1803,9 @@ static void parser_free(xp_tx_parser *P)
 	free(P->cbuf[0]);
 	free(P->cbuf[1]);
 	xp_buf_free(&P->scratch);
-	xp_buf_free(&P->lastpair);
+	xp_buf_free(&P->m_proc.bytes);
+	xp_buf_free(&P->m_obj.bytes);
+	xp_buf_free(&P->m_src.bytes);
 	for (int i = 0; i < 4; i++)
 		headcopy_free(&P->hcopy[i]);
 	headcopy_free(&P->htype);
