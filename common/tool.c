@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,30 @@ int tool_count_option(const char *prog, const char *usage_text,
 	return tool_usage_error(prog, usage_text, msg);
 }
 
+int tool_jobs_option(const char *prog, const char *usage_text,
+                     const char *arg, unsigned *out)
+{
+	size_t v;
+	if (tool_parse_count(arg, &v) == 0 && v >= 1 && v <= TOOL_MAX_JOBS) {
+		*out = (unsigned)v;
+		return 0;
+	}
+	char msg[480];
+	snprintf(msg, sizeof msg, "-j needs a number of threads from 1 to %d: "
+	         "%.400s", TOOL_MAX_JOBS, arg);
+	return tool_usage_error(prog, usage_text, msg);
+}
+
+unsigned tool_default_jobs(void)
+{
+	cpu_set_t set;
+	long cpus = sched_getaffinity(0, sizeof set, &set) == 0
+	                ? CPU_COUNT(&set)
+	                : sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		return 1;
+	return cpus < TOOL_MAX_JOBS ? (unsigned)cpus : TOOL_MAX_JOBS;
+}
 
 void tool_tab_init(tool_table *t, int ncols, int nleft)
 {

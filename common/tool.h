@@ -86,6 +86,15 @@ int tool_format_option(const char *prog, const char *usage_text,
 int tool_count_option(const char *prog, const char *usage_text,
                       const char *opt, const char *arg, size_t *out);
 
+/* -j and --jobs (xprof_merge, xprof_atob): a number of threads, 1 to
+ * TOOL_MAX_JOBS.  Sets *out and returns 0, or reports the bad value
+ * and returns exit status 2. */
+#define TOOL_MAX_JOBS 4096
+int tool_jobs_option(const char *prog, const char *usage_text,
+                     const char *arg, unsigned *out);
+/* The default of -j: as many threads as there are CPUs this process may
+ * run on (taskset, cpusets), else online ones; at most TOOL_MAX_JOBS. */
+unsigned tool_default_jobs(void);
 
 /*
  * A table of rows of cells, printed with every column as wide as its

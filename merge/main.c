@@ -33,7 +33,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -604,7 +603,7 @@ typedef struct {
 	xp_merge_opts mo;
 	const char *out;
 	int accumulate, text, quiet, to_feedback, gcda;
-	unsigned long jobs;     /* -j */
+	unsigned jobs;          /* -j */
 	/* --plan, and the arguments of the options the plan passes on. */
 	xp_plan_kind plan;
 	unsigned long fan_in;
@@ -659,9 +658,9 @@ static int option(cmdline *cl, int c)
 		break;
 	case 'j':
 		cl->jobs_s = optarg;
-		if (parse_count(optarg, 1, 4096, &cl->jobs) != 0)
-			return usage_error("-j needs a number of threads from 1 "
-			                   "to 4096", optarg);
+		if ((k = tool_jobs_option(PROG, usage_text, optarg,
+		                          &cl->jobs)) != 0)
+			return k;
 		break;
 	case OPT_PLAN:
 		if ((k = keyword(optarg, plans)) < 0)
@@ -1281,22 +1280,10 @@ out:
 	return status;
 }
 
-/* The CPUs this process may run on (taskset, cpusets), else the online
- * ones: the default of -j. */
-static long usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		return CPU_COUNT(&set);
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 int main(int argc, char **argv)
 {
 	xp_sym *exe_sym = NULL;
 	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
-	long cpus = usable_cpus();
 	run r = { 0 };
 	xp_diags *d = NULL;
 	xp_lock *lock = NULL;
@@ -1320,7 +1307,7 @@ int main(int argc, char **argv)
 	/* By default one thread per CPU; --mismatch=error on one thread,
 	 * so that the first mismatch in input order is the one reported. */
 	if (cl.jobs == 0)
-		cl.jobs = cpus > 1 ? (unsigned long)(cpus < 4096 ? cpus : 4096) : 1;
+		cl.jobs = tool_default_jobs();
 	r.njobs = cl.mo.mismatch == XP_MISMATCH_ERROR ? 1 : (unsigned)cl.jobs;
 	r.lo = cl.lo;
 	r.pmo = cl.pmo;
