@@ -1,7 +1,7 @@
 /*
  * xprof_atob - convert profile feedback text into a profile directory.
  *
- *   xprof_atob file [profile_directory]
+ *   xprof_atob [-j N] file [profile_directory]
  *
  * The text (xprof_text(5)) is parsed completely before anything is
  * written, so a text with errors leaves the profile directory exactly as
@@ -13,6 +13,10 @@
  * dcpi(5), mpatrol(5)) is recognised from its content too; it becomes a
  * binary file of that format, named by the second operand or else the
  * format's usual name (gmon.out, ...).
+ *
+ * With -j N a feedback text in a regular file is parsed on N threads
+ * (by default as many as there are CPUs to run on), giving the same
+ * profile and, for a text with errors, the same diagnostics.
  *
  * Exit status: 0 on success, 2 on any trouble.
  */
@@ -33,14 +37,17 @@
 #define MAX_ERRORS 20
 
 static const char usage_text[] =
-	"usage: " PROG " file [profile_directory]\n"
+	"usage: " PROG " [-j N] file [profile_directory]\n"
 	"       " PROG " -h | -V\n";
 
 static const char options_text[] =
+	"  -j, --jobs=N   parse a feedback text on N threads (default: the\n"
+	"                 CPUs it may run on); the same output\n"
 	"  -h, --help     print this help and exit\n"
 	"  -V, --version  print the version and exit\n";
 
 static const struct option long_opts[] = {
+	{"jobs", required_argument, NULL, 'j'},
 	TOOL_LONGOPTS_END
 };
 
@@ -49,10 +56,10 @@ static const struct option long_opts[] = {
  * database is opened as one; everything else is parsed as text while it
  * is read, so standard input and pipes work without being held whole.
  */
-static xp_err load(const char *file, xp_fb **fb, xp_diags *d, int *sys_errno,
-                   xp_input **foreign)
+static xp_err load(const char *file, unsigned jobs, xp_fb **fb, xp_diags *d,
+                   int *sys_errno, xp_input **foreign)
 {
-	xp_parse_opts opts = { MAX_ERRORS, 0 };
+	xp_parse_opts opts = { MAX_ERRORS, 0, jobs };
 	struct stat st;
 	xp_err err;
 	int fd;
@@ -174,13 +181,20 @@ int main(int argc, char **argv)
 	xp_input *foreign;
 	xp_err err;
 	int c, sys_errno, status = 0;
+	unsigned jobs = 0;
 
 	tool_catch_sigbus(PROG);
 	opterr = 0;
-	/* -h, -V, or an unknown option: atob has no other. */
-	if ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1)
-		return tool_other_option(PROG, usage_text, options_text, c,
-		                         argv);
+	while ((c = getopt_long(argc, argv, ":hj:V", long_opts, NULL)) != -1) {
+		if (c != 'j')
+			return tool_other_option(PROG, usage_text, options_text,
+			                         c, argv);
+		if ((status = tool_jobs_option(PROG, usage_text, optarg,
+		                               &jobs)) != 0)
+			return status;
+	}
+	if (jobs == 0)
+		jobs = tool_default_jobs();
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
@@ -198,7 +212,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, xp_strerror(XP_E_NOMEM));
 		return 2;
 	}
-	err = load(file, &fb, d, &sys_errno, &foreign);
+	err = load(file, jobs, &fb, d, &sys_errno, &foreign);
 	if (err == XP_E_OK && foreign != NULL) {
 		status = foreign_to_binary(file, foreign, argc == 2 ? dir : NULL,
 		                           d);

@@ -8,7 +8,9 @@
 #   xprof_atob TEXT DIR; xprof_btoa [-t TYPE] DIR OUT     OUT == TEXT
 #   xprof_atob OUT DIR2                                   DIR2 == DIR
 #
-# byte for byte.  One more case checks that the generator is deterministic
+# byte for byte, and xprof_atob -j 2, -j 3 and -j 8 (the text parsed on
+# threads) must give the database of -j 1; a broken text, the messages of
+# -j 1.  One more case checks that the generator is deterministic
 # (same seed, same text; another seed, another text), which the benchmark's
 # cache relies on.  Another merges three training runs (gen -r) of several
 # MiB: the database xprof_merge writes as it goes, through several of its
@@ -66,10 +68,18 @@ roundtrip() {
 		fail "$name: generator wrote no header"
 		return
 	fi
-	if ! "$ATOB" "$d/in.text" "$d/p1" > "$d/atob.out" 2>&1; then
+	if ! "$ATOB" -j 1 "$d/in.text" "$d/p1" > "$d/atob.out" 2>&1; then
 		fail "$name: xprof_atob rejected the text: $(head -n 3 "$d/atob.out" | tr '\n' ' ')"
 		return
 	fi
+	for j in 2 3 8; do
+		if ! "$ATOB" -j $j "$d/in.text" "$d/pj" > "$d/atob.out" 2>&1 ||
+		   ! same_tree "$d/p1" "$d/pj"; then
+			fail "$name: -j $j differs from -j 1"
+			return
+		fi
+		rm -rf "$d/pj"
+	done
 	case $type in
 	feedback) set -- ;;
 	objfd) set -- -t objfd /build/src/module_0/file_0.o ;;
@@ -103,6 +113,46 @@ roundtrip "gen tcovsd seed 5 interleaved" tcovsd -s 5 -n 1500 -t tcovsd -i
 roundtrip "gen objfd seed 6" objfd -s 6 -n 1500 -t objfd
 roundtrip "gen version 4.3 seed 7" feedback -s 7 -n 1500 -3
 roundtrip "gen feedback seed 8 tiny" feedback -s 8 -n 1
+
+# Errors on threads: a generated text broken in one place (a line deep
+# in it, a path that two sections share, the header's counts) gives on
+# two and four threads the messages and the status of one.
+errors_on_threads() {
+	d=$work/errors
+	mkdir -p "$d" || exit 2
+	"$GEN" -s 14 -m 2 > "$d/in.text" || {
+		fail "gen errors on threads: generator failed"
+		return
+	}
+	n=$(wc -l < "$d/in.text")
+	first=$(grep -m 1 '^OBJFILE:' "$d/in.text" | sed 's/^OBJFILE:\([^ ]*\) .*/\1/')
+	last=$(grep '^OBJFILE:' "$d/in.text" | tail -n 1 | sed 's/^OBJFILE:\([^ ]*\) .*/\1/')
+	sed "$((n * 3 / 4))s/.*/x y z/" "$d/in.text" > "$d/line.text"
+	sed "s|^OBJFILE:$last |OBJFILE:$first |" "$d/in.text" > "$d/dup.text"
+	sed '1s/^\(PROFILE-FEEDBACK-DATA: 4.4 [0-9]*\) [0-9]*/\1 9999/' \
+		"$d/in.text" > "$d/count.text"
+	for t in line dup count; do
+		if cmp -s "$d/in.text" "$d/$t.text"; then
+			fail "gen errors on threads, $t: the text did not change"
+			continue
+		fi
+		"$ATOB" -j 1 "$d/$t.text" "$d/p" > "$d/out1" 2> "$d/err1"
+		st1=$?
+		ok=1
+		for j in 2 4; do
+			"$ATOB" -j $j "$d/$t.text" "$d/p" > "$d/outj" 2> "$d/errj"
+			stj=$?
+			if [ "$st1" -ne 2 ] || [ "$stj" -ne "$st1" ] ||
+			   ! cmp -s "$d/err1" "$d/errj" || [ -e "$d/p" ]; then
+				fail "gen errors on threads, $t: -j $j gives status $stj and $(head -n 1 "$d/errj"), -j 1 $st1 and $(head -n 1 "$d/err1")"
+				ok=0
+			fi
+		done
+		[ $ok = 1 ] && pass "gen errors on threads, $t"
+	done
+	rm -rf "$d"
+}
+errors_on_threads
 
 # Merged runs: written record by record, as the text gives them.
 runs() {

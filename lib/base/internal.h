@@ -209,6 +209,9 @@ typedef struct {
  * 4 GiB of bytes. */
 xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
                          uint32_t *out);
+/* Interns every string of pool from into to; *map (malloc'd, the caller
+ * frees it, even after an error) gets from's ids as to's. */
+xp_err xp_strpool_map(xp_strpool *to, const xp_strpool *from, uint32_t **map);
 void xp_strpool_free(xp_strpool *sp);
 
 /* String id (below sp->n), NUL-terminated, and its length. */
@@ -412,6 +415,16 @@ xp_fb *xp_fb_alloc(xp_datatype type, unsigned minor, uint32_t n_proc_names);
  * (at least one byte, none of the bytes it refuses): the feedback text
  * parser's fields. */
 xp_err xp_fbb_intern_word(xp_fbb *b, const char *s, size_t len, xp_str *out);
+
+/*
+ * Appends the records of src, a builder of the same data type, version
+ * and header, to b's, as if b had been given them after its own; src is
+ * left holding its records in b's terms, to be freed.  With map, *map
+ * (the caller frees it) gets src's string ids as b's.  Sections stay
+ * open in neither.  The feedback text parser joins the parts it parsed on
+ * threads with it.
+ */
+xp_err xp_fbb_append(xp_fbb *b, xp_fbb *src, uint32_t **map);
 
 /* Record i of table t.  An empty table has no storage (NULL), and no
  * arithmetic is done on it, not even adding 0, which C leaves undefined. */

@@ -103,6 +103,19 @@ xp_err xp_strpool_intern(xp_strpool *sp, const char *s, size_t len,
 	return XP_E_OK;
 }
 
+xp_err xp_strpool_map(xp_strpool *to, const xp_strpool *from, uint32_t **map)
+{
+	xp_err err;
+	*map = malloc(((size_t)from->n + 1) * sizeof **map);
+	if (!*map)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < from->n; i++)
+		if ((err = xp_strpool_intern(to, xp_strpool_str(from, i),
+		                             xp_strpool_len(from, i), &(*map)[i])))
+			return err;
+	return XP_E_OK;
+}
+
 void xp_strpool_free(xp_strpool *sp)
 {
 	xp_buf_free(&sp->bytes);

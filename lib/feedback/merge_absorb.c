@@ -35,21 +35,6 @@ static void absorb_free(absorb *a)
 	XP_FREE(a->sid, a->nid, a->ofi, a->tag);
 }
 
-/* Interns every string of pool from into to; *map: from's ids as to's. */
-static xp_err map_pool(xp_strpool *to, const xp_strpool *from,
-                       uint32_t **map)
-{
-	xp_err err;
-	*map = malloc(((size_t)from->n + 1) * sizeof **map);
-	if (!*map)
-		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < from->n; i++)
-		if ((err = xp_strpool_intern(to, xp_strpool_str(from, i),
-		                             xp_strpool_len(from, i), &(*map)[i])))
-			return err;
-	return XP_E_OK;
-}
-
 /* An empty merger that takes what m takes: the same options, data type,
  * first input (for messages) and, for objfd data, object file. */
 xp_merger *xp_merger_new_like(const xp_merger *m)
@@ -393,8 +378,8 @@ xp_err xp_merger_absorb(xp_merger *m, xp_merger *f, xp_diags *d)
 		goto out;
 	m->failed = 1;
 	if ((err = absorb_header(m, f, d)) ||
-	    (err = map_pool(&m->str, &f->str, &a.sid)) ||
-	    (err = map_pool(&m->names, &f->names, &a.nid)) ||
+	    (err = xp_strpool_map(&m->str, &f->str, &a.sid)) ||
+	    (err = xp_strpool_map(&m->names, &f->names, &a.nid)) ||
 	    (err = xp_merge_ensure_by_str(m)) ||
 	    (err = absorb_objfiles(&a, d)) || (err = absorb_procs(&a, d)) ||
 	    (err = absorb_programs(&a)))

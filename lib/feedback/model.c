@@ -1045,8 +1045,98 @@ static xp_err renumber(unsigned char *field, int optional, void *ctx)
 	uint32_t id = xp_get_le32(field);
 	if (id == XP_NOSTR && optional)
 		return XP_E_OK;
+	if (id >= c->nstr)
+		return XP_E_INVAL;
 	xp_put_le32(field, c->remap[id]);
 	return XP_E_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Joining                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The fields that hold the index of a record of another table (the F*
+ * fields: the first of a run of records; a procedure's object file):
+ * appended after another builder's records, they move by the number of
+ * records that table holds there.
+ */
+static const struct {
+	uint8_t t, off, to;
+} ref_fields[] = {
+	{XP_T_OBJFILES, XP_OF_FSTAT, XP_T_STATS},
+	{XP_T_OBJFILES, XP_OF_FPROC, XP_T_PROCS},
+	{XP_T_PROCS, XP_PR_OBJFILE, XP_T_OBJFILES},
+	{XP_T_PROCS, XP_PR_FSTAT, XP_T_STATS},
+	{XP_T_PROCS, XP_PR_FCNT, XP_T_COUNTERS},
+	{XP_T_PROCS, XP_PR_FVP, XP_T_VPS},
+	{XP_T_PROCS, XP_PR_FVPVAL, XP_T_VPVALS},
+	{XP_T_PROCS, XP_PR_FBLK, XP_T_BLOCKS},
+	{XP_T_PROCS, XP_PR_FEDGE, XP_T_EDGES},
+	{XP_T_PROCS, XP_PR_FTUP, XP_T_TUPLES},
+	{XP_T_PROGRAMS, XP_PG_FSTAT, XP_T_STATS},
+	{XP_T_PROGRAMS, XP_PG_FOBJREF, XP_T_OBJREFS},
+	{XP_T_PROGRAMS, XP_PG_FCOMDAT, XP_T_COMDATS},
+	{XP_T_SRCFILES, XP_SF_FLINE, XP_T_SRCLINES},
+	{XP_T_SRCLINES, XP_SL_FREF, XP_T_BLOCKREFS},
+};
+
+xp_err xp_fbb_append(xp_fbb *b, xp_fbb *src, uint32_t **map)
+{
+	uint32_t *remap = NULL;
+	xp_err err;
+
+	if (map)
+		*map = NULL;
+	if (src->type != b->type || src->minor != b->minor ||
+	    src->n_proc_names != b->n_proc_names)
+		return XP_E_INVAL;
+	/* src's records in b's terms, in place: its strings as b's ids, its
+	 * indexes moved past b's records. */
+	if ((err = xp_strpool_map(&b->sp, &src->sp, &remap)))
+		goto out;
+	strctx c = {NULL, src->sp.n, remap};
+	if ((err = each_strfield(src, renumber, &c)))
+		goto out;
+	for (size_t k = 0; k < sizeof ref_fields / sizeof ref_fields[0]; k++) {
+		xp_table t = (xp_table)ref_fields[k].t;
+		uint32_t add = b->n[ref_fields[k].to];
+		for (uint32_t i = 0; i < src->n[t]; i++) {
+			unsigned char *f = rec(src, t, i) + ref_fields[k].off;
+			xp_put_le32(f, xp_get_le32(f) + add);
+		}
+	}
+	for (int t = 0; t < XP_T_COUNT_; t++) {
+		uint32_t from = 0, size = xp_tabdescs[t].size;
+		/* A run of sections that goes on where b's last one ended is
+		 * one run, as one builder given every section makes it. */
+		if (t == XP_T_RUNS && b->n[t] > 0 && src->n[t] > 0 &&
+		    xp_get_le32(rec(b, XP_T_RUNS, b->n[t] - 1) + XP_RUN_KIND) ==
+		    xp_get_le32(rec(src, XP_T_RUNS, 0) + XP_RUN_KIND)) {
+			unsigned char *last = rec(b, XP_T_RUNS, b->n[t] - 1);
+			xp_put_le32(last + XP_RUN_COUNT,
+			            xp_get_le32(last + XP_RUN_COUNT) +
+			            xp_get_le32(rec(src, XP_T_RUNS, 0) +
+			                        XP_RUN_COUNT));
+			from = 1;
+		}
+		if (src->n[t] - from > UINT32_MAX - b->n[t]) {
+			err = XP_E_LIMIT;
+			goto out;
+		}
+		if (src->n[t] > from &&
+		    (err = xp_buf_append(&b->tab[t], rec(src, (xp_table)t, from),
+		                         (size_t)(src->n[t] - from) * size)))
+			goto out;
+		b->n[t] += src->n[t] - from;
+	}
+	close_all(b);
+out:
+	if (map && err == XP_E_OK)
+		*map = remap;
+	else
+		free(remap);
+	return err;
 }
 
 /* Index sort keys: a table, its string field and, for procedures, the

@@ -257,6 +257,11 @@ struct xp_tx_parser {
 	const unsigned char *in;   /* memory mode: the input */
 	size_t in_len, in_pos;     /* memory and positioned mode: size, taken */
 	int pread_mode;            /* a regular file, read with pread(2) */
+	/* A part (xp_tx_parse_part): its own bytes, after the header's. */
+	int part;
+	size_t part_pos, part_len;
+	xp_buf late;               /* OBJREF paths the part left open */
+	xp_buf objs;               /* the part's OBJFILE paths */
 	int in_eof;                /* fd mode: read() returned 0 */
 	xp_buf carry;              /* fd mode: a partial line read ahead */
 	uint64_t in_off;           /* input offset of the next chunk */
@@ -505,6 +510,12 @@ static int fetch(xp_tx_parser *P, char *dst, size_t pos, size_t n)
  */
 static long long copy_chunk(xp_tx_parser *P, int c)
 {
+	if (P->in_pos == P->in_len && P->part_pos < P->part_len) {
+		/* A part: its own bytes follow the header's. */
+		P->in_pos = P->part_pos;
+		P->in_len = P->part_len;
+		P->part_pos = P->part_len;
+	}
 	size_t avail = P->in_len - P->in_pos;
 	size_t seen = 0, take = 0;
 	if (avail == 0)
@@ -1072,6 +1083,8 @@ void xp_tx_on_objfile(xp_tx_parser *P, const xp_tx_line *l)
 	if (P->type == XP_DT_OBJFD && P->n_obj == 2)
 		LERR(l, 1, "objfd data holds exactly one OBJFILE section");
 	xp_str path = section_path(P, l, &P->objpaths, "OBJFILE");
+	if (P->part && xp_buf_append(&P->objs, &path, sizeof path) != XP_E_OK)
+		set_fatal(P, XP_E_NOMEM);
 	int ok = 1;
 	for (int i = 0; i < XP_TXF_objfile_NF; i++) {
 		const char *w = what_objfile(i);
@@ -1482,6 +1495,14 @@ void xp_tx_on_objref(xp_tx_parser *P, const xp_tx_line *l)
 	uint32_t line;
 	if (P->b && id != XP_NOSTR && !P->obj_lost &&
 	    !map_get(&P->objpaths, id, &line)) {
+		/* A part leaves the OBJFILE sections of the parts before it
+		 * to the join. */
+		if (P->part) {
+			if (xp_buf_append(&P->late, &id, sizeof id) != XP_E_OK)
+				set_fatal(P, XP_E_NOMEM);
+			BUILD(xp_fbb_add_objref(P->b, id));
+			return;
+		}
 		LERR(l, l->scol,
 		     "OBJREF %.*s names no OBJFILE defined earlier",
 		     (int)(l->slen > 200 ? 200 : l->slen), l->s);
@@ -1764,7 +1785,8 @@ void xp_tx_on_end(xp_tx_parser *P)
 	if (P->stop)
 		return;
 	close_all(P);
-	if (!P->hcount_ok || P->nbad > 0)
+	/* A part's sections are counted when the parts are joined. */
+	if (!P->hcount_ok || P->nbad > 0 || P->part)
 		return;
 	static const char *const what[] = {
 		"OBJFILE", "PROGRAM", NULL, "SRCFILE"
@@ -1806,6 +1828,8 @@ static void parser_free(xp_tx_parser *P)
 	xp_buf_free(&P->m_proc.bytes);
 	xp_buf_free(&P->m_obj.bytes);
 	xp_buf_free(&P->m_src.bytes);
+	xp_buf_free(&P->late);
+	xp_buf_free(&P->objs);
 	for (int i = 0; i < 4; i++)
 		headcopy_free(&P->hcopy[i]);
 	headcopy_free(&P->htype);
@@ -1852,7 +1876,18 @@ static xp_err run(xp_tx_parser *P, const xp_parse_opts *opts, xp_fb **out)
 		return XP_E_SYNTAX;
 	if (!P->b)
 		return XP_E_SYNTAX;
-	return xp_fbb_finish(P->b, out);
+	/* A part's builder stays open for the join. */
+	return out ? xp_fbb_finish(P->b, out) : XP_E_OK;
+}
+
+/* Runs the parser; only flex's fatal errors come back to the setjmp
+ * (what they leave behind is freed with the parser). */
+static xp_err run_guarded(xp_tx_parser *P, const xp_parse_opts *opts,
+                          xp_fb **out)
+{
+	if (setjmp(P->fatal_jmp) != 0)
+		return XP_E_NOMEM;
+	return run(P, opts, out);
 }
 
 /* fd mode from a stream: head (n bytes) was read from fd before, and
@@ -1901,18 +1936,65 @@ static xp_err parse_after(int fd, const void *buf, size_t len,
 			P->in_len = (size_t)st.st_size;
 		}
 	}
-	/* Only flex's fatal errors come back here; what they leave behind
-	 * is freed with the parser. */
-	xp_err e;
-	if (setjmp(P->fatal_jmp) == 0)
-		e = run(P, opts, out);
-	else
-		e = XP_E_NOMEM;
+	/* On threads, when asked and the input can be read anywhere; a
+	 * text that has errors, or does not split, is parsed here. */
+	if (opts && opts->jobs > 1 && !sum && (fd < 0 || P->pread_mode) &&
+	    !opts->slow_only &&
+	    xp_tx_parse_jobs(fd, buf, P->in_pos, P->in_len, name, opts->jobs,
+	                     out)) {
+		parser_free(P);
+		return XP_E_OK;
+	}
+	xp_err e = run_guarded(P, opts, out);
 	if (e != XP_E_OK) {
 		xp_fb_free(*out);
 		*out = NULL;
 	}
 	parser_free(P);
+	return e;
+}
+
+xp_err xp_tx_parse_part(int fd, const void *buf, const char *name,
+                        xp_tx_part *pt)
+{
+	xp_tx_parser *P = calloc(1, sizeof *P);
+	xp_diags *d = xp_diags_new(1);
+	xp_err e = XP_E_NOMEM;
+	if (!P || !d)
+		goto out;
+	P->d = d;
+	P->name = name;
+	P->fd = fd;
+	P->pread_mode = fd >= 0;
+	P->in = buf;
+	/* The first error ends it: a text with any is parsed again on one
+	 * thread, for its diagnostics. */
+	P->max_errors = 1;
+	P->part = 1;
+	P->in_pos = pt->hstart;
+	P->in_len = pt->hend;
+	P->part_pos = pt->start;
+	P->part_len = pt->end;
+	if ((e = run_guarded(P, NULL, NULL)) != XP_E_OK)
+		goto out;
+	pt->b = P->b;
+	P->b = NULL;
+	pt->minor = P->minor;
+	pt->type = P->type;
+	pt->ncounts = P->ncounts;
+	memcpy(pt->hcount, P->hcount, sizeof pt->hcount);
+	pt->n_obj = P->n_obj;
+	pt->n_prog = P->n_prog;
+	pt->n_src = P->n_src;
+	pt->late = (uint32_t *)P->late.p;
+	pt->nlate = P->late.len / sizeof *pt->late;
+	P->late = (xp_buf){0};
+	pt->objs = (uint32_t *)P->objs.p;
+	P->objs = (xp_buf){0};
+out:
+	if (P)
+		parser_free(P);
+	xp_diags_free(d);
 	return e;
 }
 

@@ -171,6 +171,45 @@ void xp_tx_on_unknown(xp_tx_parser *P, const xp_tx_line *l);
 /* End of input: closes every open section and checks the header. */
 void xp_tx_on_end(xp_tx_parser *P);
 
+/*
+ * A part of a text, parsed on a thread of its own (text_jobs.c): the
+ * text's header (bytes [hstart, hend) of the input), then its own
+ * sections (bytes [start, end)).  What the sections of the other parts
+ * decide is left to the join: the header's section counts, the path of
+ * an OBJFILE that an OBJREF names, a path that two parts define.
+ */
+typedef struct {
+	size_t hstart, hend, start, end;
+	/* What xp_tx_parse_part gives back: */
+	xp_fbb *b;              /* the records, not sealed */
+	unsigned minor, ncounts;
+	xp_datatype type;
+	uint64_t hcount[4];     /* the header's counts */
+	uint32_t n_obj, n_prog, n_src;
+	uint32_t *objs;         /* the paths of its n_obj OBJFILEs (b's ids) */
+	uint32_t *late;         /* OBJREF paths (b's ids) no OBJFILE before */
+	size_t nlate;           /* them in the part defined */
+} xp_tx_part;
+
+/*
+ * Parses part pt of the text in buf (fd < 0) or in the regular file fd.
+ * XP_E_OK when it holds no error, else the first error's code, and
+ * nothing in pt; it reports nothing (the caller parses the text on one
+ * thread to report).
+ */
+xp_err xp_tx_parse_part(int fd, const void *buf, const char *name,
+                        xp_tx_part *pt);
+/*
+ * Parses the text in bytes [start, end) of buf (fd < 0) or of the
+ * regular file fd in up to jobs parts on as many threads (text_jobs.c).
+ * Returns 1 with *out set when the text splits into parts that hold no
+ * error, 0 when it must be parsed on one thread: it does not split, or
+ * it has an error (the text is then parsed again on one thread, which
+ * reports what a text with errors has to say as it always does).
+ */
+int xp_tx_parse_jobs(int fd, const void *buf, size_t start, size_t end,
+                     const char *name, unsigned jobs, xp_fb **out);
+
 /* The parser, generated from xprof_text.y. */
 int xp_tx_parse(yyscan_t scanner, xp_tx_parser *P);
 

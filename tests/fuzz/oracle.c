@@ -59,16 +59,66 @@ static size_t first_diff(const void *a, size_t al, const void *b, size_t bl)
 	return i;
 }
 
-static xp_err parse(const void *buf, size_t len, int slow, xp_fb **fb,
-                    xp_diags **d)
+static xp_err parse(const void *buf, size_t len, int slow, unsigned jobs,
+                    xp_fb **fb, xp_diags **d)
 {
-	xp_parse_opts opts = { 0, slow };
+	xp_parse_opts opts = { 0, slow, jobs };
 
 	*fb = NULL;
 	*d = xp_diags_new(0);
 	if (*d == NULL)
 		return XP_E_NOMEM;
 	return xp_text_parse_mem(buf, len, "input", &opts, fb, *d);
+}
+
+/* The diagnostics of a and b, as the tools print them, are the same. */
+static int same_diags(const xp_diags *a, const xp_diags *b)
+{
+	if (xp_diags_count(a) != xp_diags_count(b))
+		return 0;
+	for (size_t i = 0; i < xp_diags_count(a); i++) {
+		char *x = xp_diag_format(xp_diags_get(a, i), "p");
+		char *y = xp_diag_format(xp_diags_get(b, i), "p");
+		int eq = x && y && strcmp(x, y) == 0;
+		free(x);
+		free(y);
+		if (!eq)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The text parsed on three threads gives what one thread gave (err, fb,
+ * d): the same database, or the same error and diagnostics.
+ */
+static xpo_result threads_agree(const void *buf, size_t len, xp_err err,
+                                const xp_fb *fb, const xp_diags *d,
+                                char *why, size_t whylen)
+{
+	xp_fb *fbj = NULL;
+	xp_diags *dj = NULL;
+	unsigned char *a = NULL, *b = NULL;
+	size_t al = 0, bl = 0;
+	xpo_result r = XPO_ACCEPTED;
+	xp_err errj = parse(buf, len, 0, 3, &fbj, &dj);
+
+	if (errj != err)
+		r = fail(why, whylen, "parse on three threads gave %s, on one "
+		         "%s", xp_errname(errj), xp_errname(err));
+	else if (err != XP_E_OK && !same_diags(d, dj))
+		r = fail(why, whylen, "parse on three threads gave other "
+		         "diagnostics");
+	else if (err == XP_E_OK &&
+	         (xp_db_write_mem(fb, &a, &al) != XP_E_OK ||
+	          xp_db_write_mem(fbj, &b, &bl) != XP_E_OK || !same(a, al, b, bl)))
+		r = fail(why, whylen, "parse on three threads gave another "
+		         "database");
+	xp_fb_free(fbj);
+	xp_diags_free(dj);
+	free(a);
+	free(b);
+	return r;
 }
 
 xpo_result xpo_check_text(const void *buf, size_t len, char *why,
@@ -82,13 +132,16 @@ xpo_result xpo_check_text(const void *buf, size_t len, char *why,
 	xpo_result r = XPO_ACCEPTED;
 	xp_err err, serr;
 
-	err = parse(buf, len, 0, &fb1, &d1);
-	serr = parse(buf, len, 1, &fbs, &ds);
+	err = parse(buf, len, 0, 0, &fb1, &d1);
+	serr = parse(buf, len, 1, 0, &fbs, &ds);
 	if ((err == XP_E_OK) != (serr == XP_E_OK)) {
 		r = fail(why, whylen, "fast parse gave %s, slow parse %s",
 		         xp_errname(err), xp_errname(serr));
 		goto out;
 	}
+	if ((r = threads_agree(buf, len, err, fb1, d1, why, whylen)) !=
+	    XPO_ACCEPTED)
+		goto out;
 	if (err != XP_E_OK) {
 		r = check_rejection(err, fb1, d1, "text parse", why, whylen);
 		if (r == XPO_REJECTED)
@@ -115,7 +168,7 @@ xpo_result xpo_check_text(const void *buf, size_t len, char *why,
 		goto out;
 	}
 
-	err = parse(t1, t1l, 0, &fb2, &d2);
+	err = parse(t1, t1l, 0, 0, &fb2, &d2);
 	if (err != XP_E_OK) {
 		const xp_diag *dg = xp_diags_count(d2) ? xp_diags_get(d2, 0) : NULL;
 

@@ -22,8 +22,9 @@ typedef enum {
  * Feedback text: text -> profile -> canonical text -> profile; the second
  * text must equal the first, both profiles must give identical database
  * bytes, that database must open and give the same text again, the
- * parser's slow path must agree with its fast path, and format
- * recognition must call the input text.
+ * parser's slow path must agree with its fast path, the parse on three
+ * threads with the parse on one (the same database, or the same error
+ * and diagnostics), and format recognition must call the input text.
  */
 xpo_result xpo_check_text(const void *buf, size_t len, char *why,
                           size_t whylen);

@@ -5,7 +5,9 @@
  * scanner) and a slow path (field by field); xp_parse_opts.slow_only
  * forces the slow one.  Every text of the corpus (tests/data/text and
  * tests/data/noncanon) must give byte-identical databases on both paths,
- * whether read from memory or from a file descriptor.  Further cases
+ * whether read from memory or from a file descriptor.  Parsed on threads
+ * (xp_parse_opts.jobs), every text, valid or not, must give what one
+ * thread gives: the same database, or the same diagnostics.  Further cases
  * cover chunk boundaries, over-long lines, decoded values, diagnostics
  * and the error cap.
  *
@@ -25,47 +27,116 @@
 
 static const char *srcdir = ".";
 
+/* The diagnostics of d as the tools print them, joined (the caller
+ * frees the string). */
+static char *diags_text(xp_diags *d)
+{
+	size_t len = 0;
+	char *all = calloc(1, 1);
+	for (size_t i = 0; all && i < xp_diags_count(d); i++) {
+		char *one = xp_diag_format(xp_diags_get(d, i), "t");
+		size_t n = one ? strlen(one) : 0;
+		char *p = realloc(all, len + n + 1);
+		if (p && one) {
+			memcpy(p + len, one, n + 1);
+			len += n;
+		}
+		all = p;
+		free(one);
+	}
+	return all;
+}
+
+/*
+ * Parses text with o, from memory or (fd set) through a temporary file;
+ * returns its database bytes or NULL, and sets *err and, when diags is
+ * not NULL, *diags (see diags_text).
+ */
+static unsigned char *parse_db(const char *text, size_t len,
+                               const xp_parse_opts *o, int fd,
+                               size_t *dblen, xp_err *err, char **diags)
+{
+	char path[] = "/tmp/xp_text_paths.XXXXXX";
+	xp_diags *d = xp_diags_new(0);
+	xp_fb *fb = NULL;
+	unsigned char *db = NULL;
+	*err = XP_E_IO;
+	if (fd) {
+		fd = mkstemp(path);
+		if (fd >= 0) {
+			unlink(path);
+			if (write(fd, text, len) == (ssize_t)len &&
+			    lseek(fd, 0, SEEK_SET) == 0)
+				*err = xp_text_parse_fd(fd, "t", o, &fb, d);
+			close(fd);
+		}
+	} else {
+		*err = xp_text_parse_mem(text, len, "t", o, &fb, d);
+	}
+	if (*err == XP_E_OK && xp_db_write_mem(fb, &db, dblen) != XP_E_OK)
+		db = NULL;
+	if (diags)
+		*diags = diags_text(d);
+	xp_fb_free(fb);
+	xp_diags_free(d);
+	return db;
+}
+
 /* Parses text from memory; returns its database bytes or NULL. */
 static unsigned char *db_of(const char *text, size_t len, int slow,
                             size_t *dblen, xp_err *err)
 {
-	xp_parse_opts o = { 0, slow };
-	xp_diags *d = xp_diags_new(0);
-	xp_fb *fb = NULL;
-	unsigned char *db = NULL;
-	*err = xp_text_parse_mem(text, len, "t", &o, &fb, d);
-	if (*err == XP_E_OK && xp_db_write_mem(fb, &db, dblen) != XP_E_OK)
-		db = NULL;
-	xp_fb_free(fb);
-	xp_diags_free(d);
-	return db;
+	xp_parse_opts o = { 0, slow, 0 };
+	return parse_db(text, len, &o, 0, dblen, err, NULL);
 }
 
 /* The same through a file descriptor (a temporary file). */
 static unsigned char *db_of_fd(const char *text, size_t len, int slow,
                                size_t *dblen)
 {
-	char path[] = "/tmp/xp_text_paths.XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return NULL;
-	unlink(path);
-	if (write(fd, text, len) != (ssize_t)len ||
-	    lseek(fd, 0, SEEK_SET) != 0) {
-		close(fd);
-		return NULL;
+	xp_parse_opts o = { 0, slow, 0 };
+	xp_err err;
+	return parse_db(text, len, &o, 1, dblen, &err, NULL);
+}
+
+/*
+ * Parsed on threads (xp_parse_opts.jobs of 2 to 9), from memory and from
+ * a file, text gives what one thread gives: the same database, or the
+ * same error and the same diagnostics.  Returns the number of
+ * disagreements.
+ */
+static int jobs_agree(const char *name, const char *text, size_t len)
+{
+	static const unsigned jobs[] = { 2, 3, 4, 5, 9 };
+	xp_parse_opts o = { 0, 0, 1 };
+	size_t l1;
+	xp_err e1;
+	char *d1;
+	unsigned char *a = parse_db(text, len, &o, 0, &l1, &e1, &d1);
+	int bad = 0;
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+		for (int fd = 0; fd <= 1; fd++) {
+			size_t ln = 0;
+			xp_err en;
+			char *dn;
+			o.jobs = jobs[i];
+			unsigned char *b = parse_db(text, len, &o, fd, &ln, &en,
+			                            &dn);
+			if (en != e1 || (a == NULL) != (b == NULL) ||
+			    (a && (l1 != ln || memcmp(a, b, l1) != 0)) ||
+			    !d1 || !dn || strcmp(d1, dn) != 0) {
+				printf("FAIL %s: -j %u (%s) gives %s, -j 1 %s\n",
+				       name, jobs[i], fd ? "file" : "memory",
+				       xp_errname(en), xp_errname(e1));
+				bad++;
+			}
+			free(b);
+			free(dn);
+		}
 	}
-	xp_parse_opts o = { 0, slow };
-	xp_diags *d = xp_diags_new(0);
-	xp_fb *fb = NULL;
-	unsigned char *db = NULL;
-	if (xp_text_parse_fd(fd, "t", &o, &fb, d) == XP_E_OK &&
-	    xp_db_write_mem(fb, &db, dblen) != XP_E_OK)
-		db = NULL;
-	xp_fb_free(fb);
-	xp_diags_free(d);
-	close(fd);
-	return db;
+	free(a);
+	free(d1);
+	return bad;
 }
 
 /* Both paths, memory and fd, agree on text; returns the number of
@@ -127,10 +198,10 @@ static void one_canonical(const char *path, const char *name)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	if (paths_agree(name, text, len))
+	if (paths_agree(name, text, len) || jobs_agree(name, text, len))
 		unit_failed_checks++;
 	/* The writer gives the text back. */
-	xp_parse_opts o = { 0, 0 };
+	xp_parse_opts o = { 0, 0, 0 };
 	xp_diags *d = xp_diags_new(0);
 	xp_fb *fb = NULL;
 	if (xp_text_parse_mem(text, len, name, &o, &fb, d) == XP_E_OK) {
@@ -155,7 +226,7 @@ static void one_noncanonical(const char *path, const char *name)
 	char *canon = unit_slurp(cpath, &clen);
 	CHECK(text != NULL && canon != NULL);
 	if (text && canon) {
-		if (paths_agree(name, text, len))
+		if (paths_agree(name, text, len) || jobs_agree(name, text, len))
 			unit_failed_checks++;
 		size_t l0, l1;
 		xp_err e0, e1;
@@ -179,6 +250,22 @@ static void corpus_canonical(void)
 static void corpus_noncanonical(void)
 {
 	each_txt("tests/data/noncanon", one_noncanonical);
+}
+
+static void one_bad(const char *path, const char *name)
+{
+	size_t len;
+	char *text = unit_slurp(path, &len);
+	CHECK(text != NULL);
+	if (text && jobs_agree(name, text, len))
+		unit_failed_checks++;
+	free(text);
+}
+
+/* The texts that must be rejected: on threads, the same messages. */
+static void corpus_bad_jobs(void)
+{
+	each_txt("tests/bad/text", one_bad);
 }
 
 /* Appends to a growing string. */
@@ -238,6 +325,7 @@ static void chunk_boundaries(void)
 		sb_add(&s, "SRCLINE: %u 1\nB1 %u proc_%u:/big/o.o\n", p, p, p);
 	CHECK(s.len > 3u << 20);
 	CHECK_EQ(paths_agree("chunk_boundaries", s.p, s.len), 0);
+	CHECK_EQ(jobs_agree("chunk_boundaries", s.p, s.len), 0);
 	free(s.p);
 }
 
@@ -294,7 +382,7 @@ static void big_windows(void)
 
 static xp_fb *parse_str(const char *text, xp_diags *d, unsigned maxerr)
 {
-	xp_parse_opts o = { maxerr, 0 };
+	xp_parse_opts o = { maxerr, 0, 0 };
 	xp_fb *fb = NULL;
 	xp_err e = xp_text_parse_mem(text, strlen(text), "t", &o, &fb, d);
 	if (e != XP_E_OK)
@@ -456,7 +544,7 @@ static void edges_of_input(void)
 /* The first diagnostic of text on one path, as "line:col: msg". */
 static void first_diag(const char *text, int slow, char *out, size_t n)
 {
-	xp_parse_opts o = { 0, slow };
+	xp_parse_opts o = { 0, slow, 0 };
 	xp_diags *d = xp_diags_new(0);
 	xp_fb *fb = NULL;
 	xp_err e = xp_text_parse_mem(text, strlen(text), "t", &o, &fb, d);
@@ -535,6 +623,7 @@ static void fast_line_variants(void)
 		xp_err e0, e1;
 		unsigned char *a = db_of(text, plen + vlen, 0, &dl0, &e0);
 		unsigned char *b = db_of(text, plen + vlen, 1, &dl1, &e1);
+		CHECK_EQ(jobs_agree(name, text, plen + vlen), 0);
 		if (a && b) {
 			CHECK_EQ(paths_agree(name, text, plen + vlen), 0);
 		} else if (vlen == strlen(v)) {
@@ -569,6 +658,82 @@ static void fast_line_variants(void)
 	}
 }
 
+/*
+ * What a text of many sections may have wrong across them: the text of
+ * many_sections with one change.  Parts parsed on threads see only their
+ * own sections, so these are the rules the join must check (or leave to
+ * one thread) for the messages of one thread.
+ */
+enum {
+	MS_VALID, MS_DUP_OBJFILE, MS_DUP_PROGRAM, MS_DUP_SRCFILE,
+	MS_LATE_OBJREF, MS_MISSING_OBJREF, MS_COUNT_OBJFILES,
+	MS_COUNT_PROGRAMS, MS_COUNT_SRCFILES, MS_OBJFD, MS_V43, MS_SYNTAX,
+	MS_HEADER_WRAPPED, MS_BLANK_SECTION, MS_CRLF, MS_KINDS
+};
+
+/*
+ * A valid text of n OBJFILE sections (a PROC each), a PROGRAM after
+ * every seventh naming the OBJFILE before it, and a SRCFILE per OBJFILE
+ * at the end, with change what (MS_*).
+ */
+static void many_sections(sbuf *s, unsigned n, int what)
+{
+	unsigned nprog = (n + 6) / 7;
+	sb_add(s, "PROFILE-FEEDBACK-DATA: %s %u %u %u%s %u%s\n",
+	       what == MS_V43 ? "4.3" : "4.4",
+	       n + (what == MS_COUNT_OBJFILES),
+	       nprog + (what == MS_COUNT_PROGRAMS),
+	       n, what == MS_HEADER_WRAPPED ? "\n " : "",
+	       n + (what == MS_COUNT_SRCFILES),
+	       what == MS_OBJFD ? " objfd" : "");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned path = what == MS_DUP_OBJFILE && i == n - 2 ? 1 : i;
+		sb_add(s, "%sOBJFILE:/o/%u.o 1 0 0 0 0x0 0\n",
+		       what == MS_BLANK_SECTION && i == 0 ? " " : "", path);
+		sb_add(s, "PROC: f%u 0x%x 2 0 0 1 0 0 0\n1 %u\n2 %u%s\n", i,
+		       i + 1, i, 7 * i, what == MS_CRLF ? "\r" : "");
+		if (what == MS_SYNTAX && i == n - 3)
+			sb_add(s, "3 x\n");
+		if (i % 7 == 6 || i == n - 1) {
+			unsigned ref = what == MS_LATE_OBJREF && i == 6 ? i + 1
+			             : what == MS_MISSING_OBJREF && i == n - 1
+			                 ? n : i;
+			unsigned p = what == MS_DUP_PROGRAM && i == n - 1 ? 6 : i;
+			sb_add(s, "PROGRAM: /p/%u 1 0\nOBJREF: /o/%u.o\n", p, ref);
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned path = what == MS_DUP_SRCFILE && i == n - 1 ? 2 : i;
+		sb_add(s, "SRCFILE: /s/%u.c 1\nSRCLINE: %u 1\nB1 %u f%u:/o/%u.o\n",
+		       path, i + 1, i, i, i);
+	}
+}
+
+/* Texts of many sections, each rule across sections broken in turn: on
+ * threads, the database or the messages of one thread. */
+static void jobs_across_sections(void)
+{
+	char name[64];
+	for (int what = 0; what < MS_KINDS; what++) {
+		for (unsigned n = 20; n <= 200; n += 180) {
+			sbuf s = { 0 };
+			many_sections(&s, n, what);
+			snprintf(name, sizeof name, "sections %u, case %d", n,
+			         what);
+			CHECK_EQ(jobs_agree(name, s.p, s.len), 0);
+			/* The valid ones are valid, the others not. */
+			xp_err e;
+			size_t dl;
+			unsigned char *db = db_of(s.p, s.len, 0, &dl, &e);
+			CHECK_EQ(db != NULL, what == MS_VALID ||
+			         what == MS_HEADER_WRAPPED ||
+			         what == MS_BLANK_SECTION || what == MS_CRLF);
+			free(db);
+			free(s.p);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -583,5 +748,7 @@ int main(int argc, char **argv)
 	RUN(error_cap);
 	RUN(edges_of_input);
 	RUN(fast_line_variants);
+	RUN(corpus_bad_jobs);
+	RUN(jobs_across_sections);
 	return unit_done();
 }
