@@ -23,10 +23,13 @@
  * whatever the number of threads.  Only a text without errors is built
  * from parts.
  *
- * The parts are cut near equal shares of the bytes, each at the first
+ * The parts are cut near equal shares of the work, each at the first
  * line after its share's start that starts with a section keyword (the
  * one the header ends at excepted); the input is read a window at a time
- * to find them.
+ * to find them.  The work is estimated from samples of the input: a line
+ * costs about as much as LINE_BYTES bytes (what a parse of generated
+ * texts took, by lines and bytes), and lines are much shorter in some
+ * sections (counter records) than in others (block refs).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +40,9 @@
 #include "feedback/text_parse.h"
 
 #define WIN ((size_t)64 << 10)
+#define SAMPLES 256
+#define SAMPLE ((size_t)4 << 10)
+#define LINE_BYTES 56
 
 /* ------------------------------------------------------------------ */
 /* Where to cut                                                        */
@@ -135,6 +141,43 @@ static size_t next_section(cursor *c, size_t start, size_t pos, size_t lim,
 		if (section_line(c, x, blanks))
 			return x;
 	return lim;
+}
+
+/*
+ * Where the shares of the work of parsing bytes [start, end) in jobs
+ * parts begin: share[k] for k from 1 to jobs - 1, and share[jobs] = end.
+ * The bytes are cut in SAMPLES regions, each weighed by its bytes and,
+ * at LINE_BYTES bytes a line, the lines of a sample at its start.
+ */
+static void shares(cursor *c, size_t start, size_t end, unsigned jobs,
+                   size_t *share)
+{
+	double w[SAMPLES], total = 0;
+	size_t span = end - start;
+	for (size_t i = 0; i < SAMPLES; i++) {
+		size_t from = start + (size_t)((double)span * i / SAMPLES);
+		size_t to = start + (size_t)((double)span * (i + 1) / SAMPLES);
+		size_t n = SAMPLE, lines = 0;
+		const unsigned char *p = at(c, from, &n);
+		for (size_t k = 0; p && k < n; k++)
+			lines += p[k] == '\n';
+		w[i] = (double)(to - from) *
+		       (1 + (n ? (double)LINE_BYTES * lines / n : 0));
+		total += w[i];
+	}
+	double sum = 0;
+	size_t i = 0;
+	for (unsigned k = 1; k < jobs; k++) {
+		double want = total * k / jobs;
+		while (i < SAMPLES - 1 && sum + w[i] < want)
+			sum += w[i++];
+		/* Within region i, in proportion. */
+		double at_ = w[i] > 0 ? (want - sum) / w[i] : 0;
+		share[k] = start + (size_t)((double)span * (i + at_) / SAMPLES);
+		if (share[k] > end)
+			share[k] = end;
+	}
+	share[jobs] = end;
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,6 +304,7 @@ int xp_tx_parse_jobs(int fd, const void *buf, size_t start, size_t end,
 {
 	cursor c = { fd, fd < 0 ? buf : NULL, end, NULL, 0, 0 };
 	job *j = NULL;
+	size_t *share = NULL;
 	unsigned n = 0;
 	int ok = 0;
 
@@ -270,18 +314,19 @@ int xp_tx_parse_jobs(int fd, const void *buf, size_t start, size_t end,
 		goto out;
 	/* The header ends at the first section line. */
 	size_t hend = next_section(&c, start, start, end, 1);
-	if (hend == end || !(j = calloc(jobs, sizeof *j)))
+	if (hend == end || !(j = calloc(jobs, sizeof *j)) ||
+	    !(share = malloc(((size_t)jobs + 1) * sizeof *share)))
 		goto out;
+	shares(&c, start, end, jobs, share);
 	j[0].pt.hstart = j[0].pt.hend = j[0].pt.start = start;
 	n = 1;
 	for (unsigned k = 1; k < jobs; k++) {
-		size_t share = start + (end - start) / jobs * k;
-		size_t lim = k + 1 < jobs ? share + (end - start) / jobs : end;
+		size_t lim = share[k + 1];
 		size_t from = j[n - 1].pt.start + 1;
 		if (from <= hend)
 			from = hend + 1;
-		if (share > from)
-			from = share;
+		if (share[k] > from)
+			from = share[k];
 		size_t s = next_section(&c, start, from, lim, 0);
 		if (s >= lim)
 			continue;
@@ -313,7 +358,6 @@ int xp_tx_parse_jobs(int fd, const void *buf, size_t start, size_t end,
 out:
 	for (unsigned k = 0; j && k < n; k++)
 		part_free(&j[k].pt);
-	free(j);
-	free(c.win);
+	XP_FREE(j, share, c.win);
 	return ok;
 }
