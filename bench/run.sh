@@ -10,7 +10,8 @@
 # of both, the ratio peer time / xprof time against its target, and the
 # physical references (bench/README):
 #
-#   atob       xprof_atob TEXT DIR        llvm-profdata merge TEXT -o P
+#   atob       xprof_atob -j 1 TEXT DIR   llvm-profdata merge TEXT -o P
+#   atob -j 2  xprof_atob -j 2 TEXT DIR, both on two cores
 #   btoa       xprof_btoa DIR FILE        llvm-profdata merge --text P -o T
 #   merge-8    xprof_merge of 8 runs      llvm-profdata merge --num-threads=1
 #   merge-100  xprof_merge of 100 runs (no peer: GB/s of database input)
@@ -109,7 +110,7 @@ echo
 o=$BENCH_DIR/out
 mkdir -p "$o" || die "cannot create $o"
 
-pair atob "$o/atob" "$ATOB $text $o/atob" \
+pair atob "$o/atob" "$ATOB -j 1 $text $o/atob" \
 	"$o/atob.prof" "$L merge $w/run0.llvm -o $o/atob.prof"
 refs "$o/atob/feedback" "$text"
 row "atob: text -> database  vs  llvm-profdata merge TEXT -o P" 3
@@ -117,6 +118,23 @@ am=$(mbps "$text_bytes" "$ta")
 ar=$(quot $((rssa * 1024)) "$db_bytes")
 echo "    $am MB/s of text (target >= 250: $(verdict "$am" ">=" 250));" \
 	"peak RSS $ar x database (target <= 2x: $(verdict "$ar" "<=" 2))"
+
+# The same conversion on two threads (-j 2), it and the peer pinned to
+# the same two cores, in turn; the database must be the bytes of -j 1.
+# The references are the atob row's (the same input and output).
+if [ -n "$pin2" ]; then
+	pin1=$pin
+	pin=$pin2
+	pair atob-j "$o/atob2" "$ATOB -j 2 $text $o/atob2" \
+		"$o/atob.prof" "$L merge $w/run0.llvm -o $o/atob.prof"
+	pin=$pin1
+	cmp -s "$o/atob/feedback" "$o/atob2/feedback" ||
+		die "xprof_atob -j 2 and -j 1 give other bytes"
+	row "atob -j 2: text -> database on 2 threads  vs  llvm-profdata merge TEXT -o P (cores ${pin2#taskset -c })" 5
+	echo "    $(mbps "$text_bytes" "$ta") MB/s of text; the same bytes as -j 1"
+else
+	echo "atob -j 2: skipped, fewer than two cores to pin to"
+fi
 
 pair btoa "" "$BTOA $w/db0 $o/btoa.text" \
 	"" "$L merge --text $w/run0.prof -o $o/btoa.llvm"
