@@ -461,6 +461,127 @@ static xp_err msort(uint32_t *a, size_t n, cmp_fn cmp, const void *ctx)
 	return XP_E_OK;
 }
 
+/* An item to sort by a 64-bit key, and its index. */
+typedef struct {
+	uint64_t key;
+	uint32_t i;
+} keyed;
+
+/*
+ * Sorts a[0..n) by key, stably, with room for n more items in tmp: an
+ * insertion sort for a few, else a radix sort of eight bits a pass that
+ * skips the passes over bits that every key has alike.
+ */
+static void sort_keyed(keyed *a, keyed *tmp, size_t n)
+{
+	if (n < 64) {
+		for (size_t i = 1; i < n; i++) {
+			keyed x = a[i];
+			size_t j = i;
+			for (; j > 0 && a[j - 1].key > x.key; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	keyed *from = a, *to = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[from[i].key >> shift & 255]++;
+		if (count[from[0].key >> shift & 255] == n)
+			continue;
+		for (size_t b = 0, pos = 0; b < 256; b++) {
+			size_t c = count[b];
+			count[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[from[i].key >> shift & 255]++] = from[i];
+		keyed *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != a)
+		memcpy(a, from, n * sizeof *a);
+}
+
+/* Bytes d to d + 7 of string id, big-endian, zeros past its end. */
+static uint64_t str_chunk(const xp_strpool *sp, uint32_t id, size_t d)
+{
+	const unsigned char *s = (const unsigned char *)xp_strpool_str(sp, id);
+	size_t len = xp_strpool_len(sp, id);
+	uint64_t k = 0;
+	for (size_t i = 0; i < 8; i++)
+		k = k << 8 | (d + i < len ? s[d + i] : 0);
+	return k;
+}
+
+static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
+{
+	return xp_strpool_cmp(ctx, a, b);
+}
+
+/* Strings the same in their first STR_DEPTH bytes are compared whole:
+ * a bound on the depth of sort_strings' recursion. */
+#define STR_DEPTH 64
+
+/*
+ * Sorts the strings a[].i of sp, all the same in their first d bytes, in
+ * byte order (xp_strpool_cmp), tmp holding room for as many: by their
+ * next eight bytes, then each run that has those bytes alike by the
+ * eight after them, and so on.  Each level reads a string's bytes once,
+ * where comparing them whole would read their common prefix at every
+ * comparison.  A run in which a string ends (or holds NUL bytes) is
+ * compared whole.
+ */
+static xp_err sort_strings(const xp_strpool *sp, keyed *a, keyed *tmp,
+                           size_t n, size_t d)
+{
+	for (size_t i = 0; i < n; i++)
+		a[i].key = str_chunk(sp, a[i].i, d);
+	sort_keyed(a, tmp, n);
+	for (size_t i = 0, j; i < n; i = j) {
+		int ends = xp_strpool_len(sp, a[i].i) <= d + 8;
+		for (j = i + 1; j < n && a[j].key == a[i].key; j++)
+			ends |= xp_strpool_len(sp, a[j].i) <= d + 8;
+		if (j - i < 2)
+			continue;
+		if (!ends && d < STR_DEPTH) {
+			xp_err err = sort_strings(sp, a + i, tmp, j - i, d + 8);
+			if (err)
+				return err;
+			continue;
+		}
+		uint32_t *ids = (uint32_t *)tmp;
+		for (size_t k = i; k < j; k++)
+			ids[k - i] = a[k].i;
+		xp_err err = msort(ids, j - i, cmp_str, sp);
+		if (err)
+			return err;
+		for (size_t k = i; k < j; k++)
+			a[k].i = ids[k - i];
+	}
+	return XP_E_OK;
+}
+
+/* Sorts the strings ids[0..n) of sp in byte order. */
+static xp_err sort_ids(const xp_strpool *sp, uint32_t *ids, size_t n)
+{
+	keyed *a = malloc((n + 1) * sizeof *a);
+	keyed *tmp = malloc((n + 1) * sizeof *tmp);
+	xp_err err = XP_E_NOMEM;
+	if (a && tmp) {
+		for (size_t i = 0; i < n; i++)
+			a[i].i = ids[i];
+		if ((err = sort_strings(sp, a, tmp, n, 0)) == XP_E_OK)
+			for (size_t i = 0; i < n; i++)
+				ids[i] = a[i].i;
+	}
+	XP_FREE(a, tmp);
+	return err;
+}
+
 /* ------------------------------------------------------------------ */
 /* The builder                                                         */
 /* ------------------------------------------------------------------ */
@@ -968,18 +1089,16 @@ xp_err xp_fbb_add_blockref(xp_fbb *b, const xp_blockref *r)
 /* Sealing                                                             */
 /* ------------------------------------------------------------------ */
 
-static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
-{
-	return xp_strpool_cmp(ctx, a, b);
-}
-
 /*
  * Calls fn on every string field of every record, VP_PROC values included;
  * fn may rewrite the id in place.  Returns the first error fn returns.
+ * Inlined where it is called, so that fn is too: it runs for every
+ * string field of a profile, twice when a builder is sealed.
  */
 typedef xp_err (*strfield_fn)(unsigned char *field, int optional, void *ctx);
 
-static xp_err each_strfield(xp_fbb *b, strfield_fn fn, void *ctx)
+static inline __attribute__((always_inline)) xp_err
+each_strfield(xp_fbb *b, strfield_fn fn, void *ctx)
 {
 	for (int t = 0; t < XP_T_COUNT_; t++) {
 		const xp_tabdesc *td = &xp_tabdescs[t];
@@ -1147,34 +1266,29 @@ typedef struct {
 	unsigned field;
 } idxctx;
 
+/* The key of record i: its string's id (the strings are sealed, so
+ * their ids are in byte order), after its object file's path's for a
+ * procedure. */
+static uint64_t idx_key(const idxctx *c, uint32_t i)
+{
+	const xp_fbb *fb = c->b;
+	uint64_t k = 0;
+	if (c->t == XP_T_PROCS) {
+		uint32_t o = xp_get_le32(fb->tab[XP_T_PROCS].p +
+		                         (size_t)i * XP_RS_PROC + XP_PR_OBJFILE);
+		k = (uint64_t)xp_get_le32(fb->tab[XP_T_OBJFILES].p +
+		                          (size_t)o * XP_RS_OBJFILE +
+		                          XP_OF_PATH) << 32;
+	}
+	return k | xp_get_le32(fb->tab[c->t].p +
+	                       (size_t)i * xp_tabdescs[c->t].size + c->field);
+}
+
 /* Compares the keys of records a and b, ignoring their order. */
 static int cmp_key(uint32_t a, uint32_t b, const idxctx *c)
 {
-	const xp_fbb *fb = c->b;
-	if (c->t == XP_T_PROCS) {
-		uint32_t oa = xp_get_le32(fb->tab[XP_T_PROCS].p +
-		                          (size_t)a * XP_RS_PROC + XP_PR_OBJFILE);
-		uint32_t ob = xp_get_le32(fb->tab[XP_T_PROCS].p +
-		                          (size_t)b * XP_RS_PROC + XP_PR_OBJFILE);
-		uint32_t pa = xp_get_le32(fb->tab[XP_T_OBJFILES].p +
-		                          (size_t)oa * XP_RS_OBJFILE + XP_OF_PATH);
-		uint32_t pb = xp_get_le32(fb->tab[XP_T_OBJFILES].p +
-		                          (size_t)ob * XP_RS_OBJFILE + XP_OF_PATH);
-		if (pa != pb)
-			return pa < pb ? -1 : 1;
-	}
-	size_t size = xp_tabdescs[c->t].size;
-	uint32_t sa = xp_get_le32(fb->tab[c->t].p + (size_t)a * size + c->field);
-	uint32_t sb = xp_get_le32(fb->tab[c->t].p + (size_t)b * size + c->field);
-	return sa < sb ? -1 : sa > sb;
-}
-
-static int cmp_idx(uint32_t a, uint32_t b, const void *ctx)
-{
-	int k = cmp_key(a, b, ctx);
-	if (k != 0)
-		return k;
-	return a < b ? -1 : a > b;
+	uint64_t ka = idx_key(c, a), kb = idx_key(c, b);
+	return ka < kb ? -1 : ka > kb;
 }
 
 /*
@@ -1214,21 +1328,29 @@ static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field,
 	if (!xp_buf_grow(ib, (size_t)n * 4 + 4))
 		return XP_E_NOMEM;
 	uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
-	if (!ids)
-		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		ids[i] = i;
+	keyed *a = malloc(((size_t)n + 1) * sizeof *a);
+	keyed *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+	xp_err err = XP_E_NOMEM;
+	if (!ids || !a || !tmp)
+		goto out;
+	/* By key, and records of equal keys in their order. */
 	idxctx c = {b, t, field};
-	xp_err err = msort(ids, n, cmp_idx, &c);
-	if (!err)
-		err = unique_keys(b, &c, ids, n, strtab, stroff);
+	for (uint32_t i = 0; i < n; i++) {
+		a[i].key = idx_key(&c, i);
+		a[i].i = i;
+	}
+	sort_keyed(a, tmp, n);
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = a[i].i;
+	err = unique_keys(b, &c, ids, n, strtab, stroff);
 	if (!err) {
 		for (uint32_t i = 0; i < n; i++)
 			xp_put_le32(ib->p + (size_t)i * 4, ids[i]);
 		ib->len = (size_t)n * 4;
 		b->n[idx] = n;
 	}
-	free(ids);
+out:
+	XP_FREE(ids, a, tmp);
 	return err;
 }
 
@@ -1256,7 +1378,7 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out)
 	for (uint32_t i = 0; i < b->sp.n; i++)
 		if (c.used[i])
 			order[n++] = i;
-	if ((err = msort(order, n, cmp_str, &b->sp)))
+	if ((err = sort_ids(&b->sp, order, n)))
 		goto out;
 	if (!xp_buf_grow(&stroff, (size_t)n * 4 + 4)) {
 		err = XP_E_NOMEM;

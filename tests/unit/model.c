@@ -106,6 +106,83 @@ static void test_builder(void)
 	xp_fb_free(fb);
 }
 
+/* a before b in byte order (unsigned bytes; a prefix first). */
+static int byte_before(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int c = memcmp(a, b, la < lb ? la : lb);
+	return c < 0 || (c == 0 && la < lb);
+}
+
+/*
+ * Many strings that sorting by their first bytes cannot tell apart: long
+ * common prefixes around multiples of eight bytes, strings that are
+ * prefixes of others, bytes from 0x01 to 0xff.  The sealed string table
+ * is in byte order, and the index of procedures follows their object
+ * files' paths, then their names, then their order.
+ */
+static void test_string_order(void)
+{
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 0);
+	CHECK(b != NULL);
+	uint64_t seed = 7;
+	char name[200];
+	unsigned nproc = 0;
+	for (unsigned o = 0; o < 40; o++) {
+		snprintf(name, sizeof name, "/a/long/common/prefix/of/paths/%u.o",
+		         (o * 7919) % 40);
+		xp_objfile of = {.path = unit_str(b, name)};
+		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+		for (unsigned p = 0; p < 60; p++) {
+			/* A prefix of 0 to 79 bytes, then a tail. */
+			size_t pre = (size_t)(unit_next(&seed) % 80), k;
+			for (k = 0; k < pre; k++)
+				name[k] = (char)('a' + k % 3);
+			/* Bytes a name may hold, but digits, which end
+			 * it (so that names stay unique). */
+			unsigned tail = (unsigned)(unit_next(&seed) % 6);
+			for (unsigned t = 0; t < tail;) {
+				int c = (int)(1 + unit_next(&seed) % 255);
+				if (c == '\t' || c == '\n' || c == '\r' ||
+				    c == ' ' || (c >= '0' && c <= '9'))
+					continue;
+				name[k++] = (char)c;
+				t++;
+			}
+			snprintf(name + k, sizeof name - k, "%s%u",
+			         p % 5 ? "" : "\xfe", p);
+			xp_proc pr = {.name = unit_str(b, name), .proc_id = p + 1};
+			CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+			nproc++;
+		}
+	}
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	if (!fb)
+		return;
+	uint32_t n = xp_fb_nstrings(fb);
+	CHECK(n > nproc / 2);
+	int sorted = 1;
+	for (uint32_t i = 1; i < n; i++)
+		sorted &= byte_before(xp_fb_str(fb, i - 1), xp_fb_str(fb, i));
+	CHECK(sorted);
+	CHECK_EQ(xp_fb_count(fb, XP_T_IDX_PROCS), nproc);
+	int indexed = 1;
+	for (uint32_t i = 1; i < nproc; i++) {
+		xp_proc a, c;
+		xp_objfile oa, oc;
+		xp_fb_proc(fb, xp_fb_index(fb, XP_T_IDX_PROCS, i - 1), &a);
+		xp_fb_proc(fb, xp_fb_index(fb, XP_T_IDX_PROCS, i), &c);
+		xp_fb_objfile(fb, a.objfile, &oa);
+		xp_fb_objfile(fb, c.objfile, &oc);
+		indexed &= oa.path < oc.path ||
+		           (oa.path == oc.path && a.name < c.name);
+	}
+	CHECK(indexed);
+	xp_fb_free(fb);
+}
+
 static void test_numbers(void)
 {
 	char buf[64];
@@ -213,6 +290,7 @@ int main(void)
 {
 	RUN(test_buf_empty);
 	RUN(test_builder);
+	RUN(test_string_order);
 	RUN(test_numbers);
 	RUN(test_float_shortest);
 	return unit_done();
