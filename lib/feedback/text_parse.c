@@ -151,11 +151,24 @@ static int map_get(const u32map *m, uint32_t key, uint32_t *val)
 }
 
 /*
- * The ids of one kind within a procedure.  Ids usually come in increasing
- * order, which alone proves them unique; they are kept in a plain array
- * and hashed only once one comes out of order.
+ * The ids of one kind within a section, each in [1..n] (the caller checks
+ * the range first), with the line of each one's first occurrence.  For a
+ * range of up to IDS_DENSE ids, a table indexed by id whose entries carry
+ * the section's generation, so that clearing it costs nothing.  A larger
+ * range keeps its ids in an array while they come in increasing order,
+ * which alone proves them unique, and hashes them once one comes out of
+ * order.
  */
+#define IDS_DENSE 65536u
+
 typedef struct {
+	uint32_t gen, line;
+} idslot;
+
+typedef struct {
+	idslot *d;          /* the table: entries 0..dn */
+	uint32_t dn, gen;   /* gen: the section's, never 0 */
+	int dense;          /* this section uses the table */
 	uint32_t *v;        /* pairs: id, line */
 	size_t n, cap;
 	uint32_t max;
@@ -163,21 +176,53 @@ typedef struct {
 	u32map m;
 } idset;
 
-static void ids_clear(idset *s)
+/* A new section of ids in [1..n].  Without memory for the table, the
+ * array and the hash do. */
+static void ids_clear(idset *s, uint32_t n)
 {
 	s->n = 0;
 	s->hashed = 0;
 	map_clear(&s->m);
+	s->dense = 0;
+	if (n > IDS_DENSE)
+		return;
+	if (!s->d || n > s->dn) {
+		idslot *d = realloc(s->d, ((size_t)n + 1) * sizeof *d);
+		if (!d)
+			return;
+		size_t old = s->d ? (size_t)s->dn + 1 : 0;
+		memset(d + old, 0, ((size_t)n + 1 - old) * sizeof *d);
+		s->d = d;
+		s->dn = n;
+	}
+	if (++s->gen == 0) {
+		memset(s->d, 0, ((size_t)s->dn + 1) * sizeof *s->d);
+		s->gen = 1;
+	}
+	s->dense = 1;
 }
 
 static void ids_free(idset *s)
 {
+	free(s->d);
 	free(s->v);
 	map_free(&s->m);
 }
 
+/* Adds id (at most the section's n); returns 1 (and *old, the line of
+ * its first occurrence) if present, 0 if added, -1 without memory. */
 static int ids_add(idset *s, uint32_t id, uint32_t line, uint32_t *old)
 {
+	if (s->dense) {
+		idslot *e = &s->d[id];
+		if (e->gen == s->gen) {
+			*old = e->line;
+			return 1;
+		}
+		e->gen = s->gen;
+		e->line = line;
+		return 0;
+	}
 	if (!s->hashed) {
 		if (s->n == 0 || id > s->max) {
 			if (s->n == s->cap) {
@@ -1099,7 +1144,7 @@ void xp_tx_on_objfile(xp_tx_parser *P, const xp_tx_line *l)
 	P->o_nvpv = (uint32_t)l->v[3];
 	P->o_procs = 0;
 	map_clear(&P->procnames);
-	ids_clear(&P->procids);
+	ids_clear(&P->procids, P->o_nprocs);
 	if (!ok)
 		return;
 	xp_objfile o;
@@ -1160,10 +1205,10 @@ void xp_tx_on_proc(xp_tx_parser *P, const xp_tx_line *l)
 	}
 	P->p_cnt = P->p_vplines = P->p_blk = P->p_edge = P->p_tup = 0;
 	P->phase = PH_STATS;
-	ids_clear(&P->cntids);
-	ids_clear(&P->blkids);
-	ids_clear(&P->edgeids);
-	ids_clear(&P->tupids);
+	ids_clear(&P->cntids, P->p_ncnt);
+	ids_clear(&P->blkids, P->p_nblk);
+	ids_clear(&P->edgeids, P->p_nedge);
+	ids_clear(&P->tupids, P->p_nsrcmap);
 	xp_proc pr;
 	memset(&pr, 0, sizeof pr);
 	pr.name = name;

@@ -502,6 +502,50 @@ static void diagnostics(void)
 }
 
 /* Parsing stops at the cap. */
+/*
+ * A duplicate id is reported with the line of the first, whether the
+ * range of ids is small (a table by id) or large (kept in order, hashed
+ * once out of order), with the ids in order or not, and a table used by
+ * one section holds nothing of the section before.
+ */
+static void duplicate_ids(void)
+{
+	static const unsigned ns[] = { 5, 70000, 100000 };
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+		for (int shuffled = 0; shuffled <= 1; shuffled++) {
+			unsigned n = ns[k];
+			sbuf s = { 0 };
+			sb_add(&s, "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+			           "OBJFILE:/e.o 2 0 0 0 0x0 0\n"
+			           "PROC: p 0x0 %u 0 0 1 0 0 0\n", n);
+			/* Line 4 on: ids 1..n, or n..1; then id 3 again. */
+			for (unsigned i = 1; i <= n; i++)
+				sb_add(&s, "%u 5\n", shuffled ? n + 1 - i : i);
+			sb_add(&s, "3 7\nPROC: q 0x0 %u 0 0 2 0 0 0\n", n);
+			for (unsigned i = 1; i <= n; i++)
+				sb_add(&s, "%u 5\n", i);
+			xp_diags *d = xp_diags_new(0);
+			xp_fb *fb = parse_str(s.p, d, 0);
+			CHECK(fb == NULL);
+			/* The duplicate, then (the first PROC closing) its
+			 * count: the second PROC's ids are its own. */
+			CHECK_EQ(xp_diags_count(d), 2);
+			if (xp_diags_count(d) == 2) {
+				char want[96];
+				const xp_diag *g = xp_diags_get(d, 0);
+				snprintf(want, sizeof want,
+				         "duplicate counter id 3 (first at line %u)",
+				         shuffled ? n + 1 : 6);
+				CHECK_EQ(g->line, n + 4);
+				CHECK_STR(g->msg, want);
+			}
+			xp_fb_free(fb);
+			xp_diags_free(d);
+			free(s.p);
+		}
+	}
+}
+
 static void error_cap(void)
 {
 	sbuf s = { 0 };
@@ -745,6 +789,7 @@ int main(int argc, char **argv)
 	RUN(big_windows);
 	RUN(vp_values);
 	RUN(diagnostics);
+	RUN(duplicate_ids);
 	RUN(error_cap);
 	RUN(edges_of_input);
 	RUN(fast_line_variants);
