@@ -419,9 +419,9 @@ xp_err xp_fbb_finish(xp_fbb *b, xp_fb **out);
 typedef struct {
 	unsigned max_errors;  /* 0: 20 */
 	int slow_only;        /* testing: skip the whole-line fast path */
-	/* Threads: 0 or 1, one; more, up to that many parts of a text in
-	 * memory or in a regular file, cut at section lines, parsed at once
-	 * and joined, giving the same profile.  A text with errors is
+	/* Threads: 0 or 1, one; more, up to that many (at most 64) parts
+	 * of a text in memory or in a regular file, cut at section lines,
+	 * parsed at once and joined, giving the same profile.  A text with errors is
 	 * parsed again on one thread, which reports them, so the
 	 * diagnostics are the same too. */
 	unsigned jobs;

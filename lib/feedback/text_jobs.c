@@ -43,6 +43,9 @@
 #define SAMPLES 256
 #define SAMPLE ((size_t)4 << 10)
 #define LINE_BYTES 56
+/* The most parts, and threads: each part has a parser and chunk buffers
+ * of its own, and the join is done on one thread. */
+#define MAX_PARTS 64
 
 /* ------------------------------------------------------------------ */
 /* Where to cut                                                        */
@@ -309,6 +312,8 @@ int xp_tx_parse_jobs(int fd, const void *buf, size_t start, size_t end,
 	int ok = 0;
 
 	*out = NULL;
+	if (jobs > MAX_PARTS)
+		jobs = MAX_PARTS;
 	if (jobs < 2 || end - start < 2 ||
 	    (fd >= 0 && !(c.win = malloc(WIN))))
 		goto out;

@@ -201,7 +201,8 @@ xp_err xp_tx_parse_part(int fd, const void *buf, const char *name,
                         xp_tx_part *pt);
 /*
  * Parses the text in bytes [start, end) of buf (fd < 0) or of the
- * regular file fd in up to jobs parts on as many threads (text_jobs.c).
+ * regular file fd in up to jobs (at most 64) parts on as many threads
+ * (text_jobs.c).
  * Returns 1 with *out set when the text splits into parts that hold no
  * error, 0 when it must be parsed on one thread: it does not split, or
  * it has an error (the text is then parsed again on one thread, which
