@@ -42,7 +42,7 @@ XCFLAGS += -Werror
 endif
 LDFLAGS ?=
 # Libraries that programs linked with libxprof.a need besides it.
-XLIBS := -lbfd -lz -lpthread
+XLIBS := -lbfd -lz -lpthread -lm
 FLEX ?= flex
 BISON ?= bison
 FLEXFLAGS ?= -Cf

@@ -187,7 +187,7 @@ static xp_prof *open_mem(const void *buf, size_t len)
 static unsigned char *sum(xp_prof *const *in, const double *w,
                           const size_t *ord, size_t n, size_t *len)
 {
-	static const xp_prof_merge_opts o = {NULL, 0, 1};
+	static const xp_prof_merge_opts o = {.rescale = 1};
 	xp_diags *d = xp_diags_new(0);
 	xp_prof *acc = NULL;
 	unsigned char *buf = NULL;
