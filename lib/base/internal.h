@@ -613,47 +613,66 @@ xp_err xp_fb_names_apart(const char *const *names, const uint64_t *addrs,
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
 
-/* "00" "01" ... "99": two digits at a time. */
-extern const char xp_digits2[201];
-
-/* Writes v in decimal at p (no NUL); returns the number of bytes (<=10).
- * Inline: writing text is dominated by numbers, most of them small. */
-static inline size_t xp_fmt_u32(char *p, uint32_t v)
+/*
+ * The eight decimal digits of v < 10^8 (leading zeros included), one a
+ * byte, the first digit in the lowest byte: the halves, quarters and
+ * eighths of the number are split in all lanes of one 64-bit word at
+ * once, dividing by 10^4, 100 and 10 with multiplications that are exact
+ * in these ranges (v / 100 = v * 5243 >> 19 for v < 10^4, v / 10 =
+ * v * 103 >> 10 for v < 100).
+ */
+static inline uint64_t xp_digits8(uint32_t v)
 {
-	static const uint32_t pow10[10] = {
-		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
-		100000000u, 1000000000u,
-	};
-	/* Digits from the bit length: t is log10 rounded down or one less. */
-	unsigned t = ((32u - (unsigned)__builtin_clz(v | 1u)) * 1233u) >> 12;
-	size_t n = t + ((v | 1u) >= pow10[t]);
-	char *q = p + n;
-
-	while (v >= 100) {
-		uint32_t r = v % 100;
-		v /= 100;
-		q -= 2;
-		memcpy(q, xp_digits2 + 2 * r, 2);
-	}
-	if (v >= 10)
-		memcpy(q - 2, xp_digits2 + 2 * v, 2);
-	else
-		q[-1] = (char)('0' + v);
-	return n;
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+	uint64_t hi = (x * 5243 >> 19) & 0x0000007f0000007fu;
+	x = hi | (x - hi * 100) << 16;
+	hi = (x * 103 >> 10) & 0x000f000f000f000fu;
+	return hi | (x - hi * 10) << 8;
 }
 
-/* Numbers above 2^32 - 1 (base/numfmt.c). */
+/*
+ * Writes v < 10^8 in decimal at p (no leading zeros; "0" for 0) and
+ * returns the number of digits; the eight bytes at p are written.
+ */
+static inline size_t xp_fmt_upto8(char *p, uint32_t v)
+{
+	uint64_t x = xp_digits8(v);
+	/* The first nonzero digit, or the last one when all are zero. */
+	unsigned lead = (unsigned)__builtin_ctzll(x | 1ull << 56) & ~7u;
+
+	xp_put_le64((unsigned char *)p, (x >> lead) + 0x3030303030303030u);
+	return 8 - lead / 8;
+}
+
+/* Numbers of 10^8 and above (base/numfmt.c). */
 size_t xp_fmt_u64_big(char *p, uint64_t v);
 
-/* Writes v in decimal at p (no NUL); returns the number of bytes (<=20). */
+/*
+ * The numbers below 1000 in decimal, one a word: its digits in the low
+ * bytes, the first lowest, and their number in the high byte.
+ */
+extern const uint32_t xp_digits3[1000];
+
+/*
+ * Writes v in decimal at p (no NUL); returns the number of bytes (<=20).
+ * The bytes after the number, up to the eighth from p, may be written
+ * too: p needs room for 20 bytes whatever v is.  Inline, and without
+ * branches on the number of digits of the numbers most common in profile
+ * texts (below 1000, looked up): writing text is dominated by numbers.
+ */
 static inline size_t xp_fmt_u64(char *p, uint64_t v)
 {
-	return v <= UINT32_MAX ? xp_fmt_u32(p, (uint32_t)v)
-	                       : xp_fmt_u64_big(p, v);
+	if (v < 1000) {
+		uint32_t e = xp_digits3[v];
+		xp_put_le32((unsigned char *)p, e);
+		return e >> 24;
+	}
+	return v < 100000000 ? xp_fmt_upto8(p, (uint32_t)v)
+	                     : xp_fmt_u64_big(p, v);
 }
 /* Lower-case hexadecimal, no prefix, no leading zeros (<=16 bytes). */
 size_t xp_fmt_hex64(char *p, uint64_t v);
-/* Signed decimal (<=20 bytes). */
+/* Signed decimal (<=20 bytes; p needs room for 21, as for xp_fmt_u64). */
 size_t xp_fmt_i64(char *p, int64_t v);
 /*
  * The shortest decimal text (printf %g style) that reads back to exactly

@@ -1,11 +1,12 @@
 /*
  * base/numfmt.c - number formatting and float parsing for the text forms.
  *
- * Integers are formatted by hand (two digits at a time) because writing
- * text is dominated by them.  Floats are written as the shortest %g text
- * that reads back to the same bits, and read with strtof/strtod under the
- * "C" locale so that a program that called setlocale() still reads and
- * writes '.' as the decimal point.
+ * Integers are formatted by hand (looked up below 1000, eight digits at
+ * a time above, internal.h) because writing text is dominated by them.
+ * Floats are written as the shortest %g text that reads back to the same
+ * bits, and read with strtof/strtod under the "C" locale so that a
+ * program that called setlocale() still reads and writes '.' as the
+ * decimal point.
  */
 #include <errno.h>
 #include <float.h>
@@ -16,26 +17,46 @@
 
 #include "base/internal.h"
 
-const char xp_digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233"
-	"34353637383940414243444546474849505152535455565758596061626364656667"
-	"6869707172737475767778798081828384858687888990919293949596979899";
+/* The entry of xp_digits3 for v < 1000. */
+#define D3(v)                                                             \
+	((v) < 10 ? (uint32_t)('0' + (v)) | 1u << 24                      \
+	 : (v) < 100 ? (uint32_t)('0' + (v) / 10) |                       \
+	                   (uint32_t)('0' + (v) % 10) << 8 | 2u << 24     \
+	 : (uint32_t)('0' + (v) / 100) |                                  \
+	       (uint32_t)('0' + (v) / 10 % 10) << 8 |                     \
+	       (uint32_t)('0' + (v) % 10) << 16 | 3u << 24)
+#define D3x10(v)                                                          \
+	D3(v), D3((v) + 1), D3((v) + 2), D3((v) + 3), D3((v) + 4),        \
+	D3((v) + 5), D3((v) + 6), D3((v) + 7), D3((v) + 8), D3((v) + 9)
+#define D3x100(v)                                                         \
+	D3x10(v), D3x10((v) + 10), D3x10((v) + 20), D3x10((v) + 30),      \
+	D3x10((v) + 40), D3x10((v) + 50), D3x10((v) + 60),                \
+	D3x10((v) + 70), D3x10((v) + 80), D3x10((v) + 90)
+
+const uint32_t xp_digits3[1000] = {
+	D3x100(0), D3x100(100), D3x100(200), D3x100(300), D3x100(400),
+	D3x100(500), D3x100(600), D3x100(700), D3x100(800), D3x100(900),
+};
 
 size_t xp_fmt_u64_big(char *p, uint64_t v)
 {
-	/* Split off the low eight digits so that the rest is 32-bit work;
-	 * v < 2^64 has at most 20 digits, so the high part may itself need
-	 * one more split. */
-	uint64_t hi = v / 100000000;
+	/* Blocks of eight digits below a head of at most four (v < 2^64 has
+	 * at most 20 digits); only the head drops its leading zeros. */
+	uint64_t head = v / 100000000;
 	uint32_t lo = (uint32_t)(v % 100000000);
-	size_t n = xp_fmt_u64(p, hi);
-	char *q = p + n + 8;
-	for (int i = 0; i < 4; i++) {
-		uint32_t r = lo % 100;
-		lo /= 100;
-		q -= 2;
-		memcpy(q, xp_digits2 + 2 * r, 2);
+	size_t n;
+
+	if (head < 100000000) {
+		n = xp_fmt_upto8(p, (uint32_t)head);
+	} else {
+		n = xp_fmt_upto8(p, (uint32_t)(head / 100000000));
+		xp_put_le64((unsigned char *)p + n,
+		            xp_digits8((uint32_t)(head % 100000000)) +
+		            0x3030303030303030u);
+		n += 8;
 	}
+	xp_put_le64((unsigned char *)p + n,
+	            xp_digits8(lo) + 0x3030303030303030u);
 	return n + 8;
 }
 

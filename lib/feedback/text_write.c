@@ -5,9 +5,12 @@
  * back gives the same profile, and writing that profile gives the same
  * bytes.
  *
- * Lines are assembled straight into the output buffer; a line longer than
- * the writer's reserve (only possible with very long names) goes through a
- * scratch buffer.
+ * Lines are assembled straight into the output buffer through a cursor
+ * held in local variables (a store through a char pointer may alias any
+ * field the compiler would otherwise reload), committed to the writer
+ * only when the room left is too small for the next line; a line longer
+ * than the writer's reserve (only possible with very long names) goes
+ * through a scratch buffer.
  */
 #include <stdlib.h>
 
@@ -21,11 +24,42 @@ typedef struct {
 	int err_nomem;
 } tw;
 
-/* Room for a line of at most need bytes, or NULL after an error. */
-static char *lbegin(tw *t, size_t need)
+/* Where the next line goes, up to end; p is NULL after an error. */
+typedef struct {
+	char *p, *end;
+} cur;
+
+/* The writer's free room as a cursor. */
+static cur cur_at(tw *t)
 {
-	if (need <= XP_WBUF_MAXRES)
-		return (char *)xp_wbuf_reserve(&t->w, need);
+	xp_wbuf *w = &t->w;
+	unsigned char *p = xp_wbuf_reserve(w, 0);
+	if (!p)
+		return (cur){0};
+	return (cur){(char *)p, (char *)w->buf + w->cap};
+}
+
+/* Hands the lines before c.p to the writer. */
+static void cur_commit(tw *t, cur c)
+{
+	xp_wbuf *w = &t->w;
+	if (c.p)
+		xp_wbuf_commit(w, (size_t)((unsigned char *)c.p -
+		                           (w->buf + w->len)));
+}
+
+/* A cursor with room for need <= XP_WBUF_MAXRES bytes, after c. */
+static cur room(tw *t, cur c, size_t need)
+{
+	cur_commit(t, c);
+	if (!xp_wbuf_reserve(&t->w, need))
+		return (cur){0};
+	return cur_at(t);
+}
+
+/* Room for an over-long line of need bytes, or NULL. */
+static char *scratch(tw *t, size_t need)
+{
 	t->big.len = 0;
 	char *p = (char *)xp_buf_grow(&t->big, need);
 	if (!p)
@@ -33,12 +67,12 @@ static char *lbegin(tw *t, size_t need)
 	return p;
 }
 
-static void lend(tw *t, char *start, char *end, size_t need)
+/* Writes the line start..end made in the scratch buffer after c. */
+static cur put_long(tw *t, cur c, const char *start, const char *end)
 {
-	if (need <= XP_WBUF_MAXRES)
-		xp_wbuf_commit(&t->w, (size_t)(end - start));
-	else
-		xp_wbuf_write(&t->w, start, (size_t)(end - start));
+	cur_commit(t, c);
+	xp_wbuf_write(&t->w, start, (size_t)(end - start));
+	return cur_at(t);
 }
 
 static size_t slen(const tw *t, xp_str s) { return xp_fb_strlen(t->fb, s); }
@@ -150,13 +184,30 @@ XP_TX_RECORDS(PRINTER)
 #undef PRINTER
 #include "feedback/text_records_undef.h"
 
-/* Prints one line of at most need bytes with put_<kind>. */
+/*
+ * Prints one line of at most need bytes with put_<kind> at the cursor c
+ * of the function it is used in, which returns c (p NULL) after an
+ * error.  The room asked for is 8 bytes more: a number may write up to
+ * its eighth byte (xp_fmt_u64).
+ */
 #define PUT_LINE(t, R, w, need)                                           \
 	do {                                                              \
-		char *p0_ = lbegin((t), (need));                          \
-		if (!p0_)                                                 \
-			return;                                           \
-		lend((t), p0_, put_##R((t), p0_, (w)), (need));           \
+		size_t n_ = (need) + 8;                                   \
+		if (n_ > (size_t)(c.end - c.p)) {                         \
+			if (n_ > XP_WBUF_MAXRES) {                        \
+				char *s_ = scratch((t), n_);              \
+				c = s_ ? put_long((t), c, s_,             \
+				                  put_##R((t), s_, (w)))  \
+				       : (cur){0};                        \
+				if (!c.p)                                 \
+					return c;                         \
+				break;                                    \
+			}                                                 \
+			c = room((t), c, n_);                             \
+			if (!c.p)                                         \
+				return c;                                 \
+		}                                                         \
+		c.p = put_##R((t), c.p, (w));                             \
 	} while (0)
 
 /* The name field of a line: string s. */
@@ -174,18 +225,19 @@ static void wl_pair(const tw *t, wline *w, xp_str a, xp_str b)
 	w->l2 = slen(t, b);
 }
 
-static void write_stats(tw *t, uint32_t first, uint32_t n)
+static cur write_stats(tw *t, cur c, uint32_t first, uint32_t n)
 {
+	wline w = {0};
 	for (uint32_t i = first; i < first + n; i++) {
-		xp_stat st;
-		xp_fb_stat(t->fb, i, &st);
-		wline w = {.kind = st.kind};
-		w.v[XP_TXF_stat_value] = st.value;
+		const unsigned char *r = xp_rec(t->fb, XP_T_STATS, i);
+		w.kind = (int)xp_get_le32(r + XP_ST_KIND);
+		w.v[XP_TXF_stat_value] = xp_get_le64(r + XP_ST_VALUE);
 		PUT_LINE(t, stat, &w, 32);
 	}
+	return c;
 }
 
-static void write_vpval(tw *t, const xp_vp *vp, uint32_t i)
+static cur write_vpval(tw *t, cur c, const xp_vp *vp, uint32_t i)
 {
 	xp_vpval v;
 	xp_fb_vpval(t->fb, i, vp->type, &v);
@@ -196,9 +248,10 @@ static void write_vpval(tw *t, const xp_vp *vp, uint32_t i)
 	w.v[XP_TXF_vp_expr_id] = vp->expr_id;
 	w.v[XP_TXF_vp_count] = v.count;
 	PUT_LINE(t, vp, &w, need);
+	return c;
 }
 
-static void write_proc_head(tw *t, const xp_proc *pr)
+static cur write_proc_head(tw *t, cur c, const xp_proc *pr)
 {
 	wline w = {0};
 	wl_str(t, &w, pr->name);
@@ -211,10 +264,11 @@ static void write_proc_head(tw *t, const xp_proc *pr)
 	w.v[XP_TXF_proc_n_edges] = pr->n_edges;
 	w.v[XP_TXF_proc_n_srcmap_ops] = pr->n_srcmap_ops;
 	PUT_LINE(t, proc, &w, 256 + w.l1);
+	return c;
 }
 
 /* The block and edge records of a procedure. */
-static void write_cfg(tw *t, const xp_proc *pr)
+static cur write_cfg(tw *t, cur c, const xp_proc *pr)
 {
 	const xp_fb *fb = t->fb;
 	wline w = {0};
@@ -234,31 +288,39 @@ static void write_cfg(tw *t, const xp_proc *pr)
 		w.v[XP_TXF_edge_to] = xp_get_le32(r + XP_ED_TO);
 		PUT_LINE(t, edge, &w, 64);
 	}
+	return c;
 }
 
-static void write_tuples(tw *t, const xp_proc *pr)
+static cur write_tuples(tw *t, cur c, const xp_proc *pr)
 {
+	wline w = {0};
 	for (uint32_t i = pr->first_tuple; i < pr->first_tuple + pr->n_tuples;
 	     i++) {
-		xp_tuple tu;
-		xp_fb_tuple(t->fb, i, &tu);
-		wline w = {.nv = tu.col != 0};
-		w.v[XP_TXF_tuple_id] = tu.id;
-		w.v[XP_TXF_tuple_block] = tu.block;
-		w.v[XP_TXF_tuple_line] = tu.line;
-		w.v[XP_TXF_tuple_col] = tu.col;
-		if (tu.srcfile != XP_NOSTR)
-			wl_str(t, &w, tu.srcfile);
-		PUT_LINE(t, tuple, &w, 80 + slen(t, tu.srcfile));
+		const unsigned char *r = xp_rec(t->fb, XP_T_TUPLES, i);
+		xp_str file = xp_get_le32(r + XP_TU_FILE);
+		w.v[XP_TXF_tuple_id] = xp_get_le32(r + XP_TU_ID);
+		w.v[XP_TXF_tuple_block] = xp_get_le32(r + XP_TU_BLOCK);
+		w.v[XP_TXF_tuple_line] = xp_get_le32(r + XP_TU_LINE);
+		w.v[XP_TXF_tuple_col] = xp_get_le32(r + XP_TU_COL);
+		w.nv = w.v[XP_TXF_tuple_col] != 0;
+		w.s1 = NULL;
+		w.l1 = 0;
+		if (file != XP_NOSTR)
+			wl_str(t, &w, file);
+		PUT_LINE(t, tuple, &w, 80 + w.l1);
 	}
+	return c;
 }
 
-static void write_proc(tw *t, uint32_t pi, uint32_t nvpv)
+static cur write_proc(tw *t, cur c, uint32_t pi, uint32_t nvpv)
 {
 	xp_proc pr;
 	xp_fb_proc(t->fb, pi, &pr);
-	write_proc_head(t, &pr);
-	write_stats(t, pr.first_stat, pr.n_stats);
+	c = write_proc_head(t, c, &pr);
+	if (c.p)
+		c = write_stats(t, c, pr.first_stat, pr.n_stats);
+	if (!c.p)
+		return c;
 	uint32_t val = pr.first_vpval;
 	wline w = {0};
 	for (uint32_t i = pr.first_counter;
@@ -271,14 +333,17 @@ static void write_proc(tw *t, uint32_t pi, uint32_t nvpv)
 	for (uint32_t i = pr.first_vp; i < pr.first_vp + pr.n_vps; i++) {
 		xp_vp vp;
 		xp_fb_vp(t->fb, i, &vp);
-		for (uint32_t k = 0; k < nvpv; k++)
-			write_vpval(t, &vp, val++);
+		for (uint32_t k = 0; k < nvpv && c.p; k++)
+			c = write_vpval(t, c, &vp, val++);
 	}
-	write_cfg(t, &pr);
-	write_tuples(t, &pr);
+	if (c.p)
+		c = write_cfg(t, c, &pr);
+	if (c.p)
+		c = write_tuples(t, c, &pr);
+	return c;
 }
 
-static void write_objfile(tw *t, uint32_t oi)
+static cur write_objfile(tw *t, cur c, uint32_t oi)
 {
 	xp_objfile of;
 	xp_fb_objfile(t->fb, oi, &of);
@@ -291,12 +356,14 @@ static void write_objfile(tw *t, uint32_t oi)
 	w.v[XP_TXF_objfile_signature] = of.signature;
 	w.v[XP_TXF_objfile_n_srcfile_names] = of.n_srcfile_names;
 	PUT_LINE(t, objfile, &w, 160 + w.l1);
-	write_stats(t, of.first_stat, of.n_stats);
-	for (uint32_t i = of.first_proc; i < of.first_proc + of.n_procs; i++)
-		write_proc(t, i, of.n_values_per_vp);
+	c = write_stats(t, c, of.first_stat, of.n_stats);
+	for (uint32_t i = of.first_proc;
+	     i < of.first_proc + of.n_procs && c.p; i++)
+		c = write_proc(t, c, i, of.n_values_per_vp);
+	return c;
 }
 
-static void write_program(tw *t, uint32_t gi)
+static cur write_program(tw *t, cur c, uint32_t gi)
 {
 	const xp_fb *fb = t->fb;
 	xp_program pg;
@@ -306,7 +373,9 @@ static void write_program(tw *t, uint32_t gi)
 	w.v[XP_TXF_program_n_objrefs] = pg.n_objrefs;
 	w.v[XP_TXF_program_n_comdats] = pg.n_comdats;
 	PUT_LINE(t, program, &w, 64 + w.l1);
-	write_stats(t, pg.first_stat, pg.n_stats);
+	c = write_stats(t, c, pg.first_stat, pg.n_stats);
+	if (!c.p)
+		return c;
 	for (uint32_t i = pg.first_objref; i < pg.first_objref + pg.n_objrefs;
 	     i++) {
 		wl_str(t, &w, xp_fb_objref(fb, i));
@@ -319,9 +388,10 @@ static void write_program(tw *t, uint32_t gi)
 		wl_pair(t, &w, cd.proc, cd.objfile);
 		PUT_LINE(t, comdat, &w, 24 + w.l1 + w.l2);
 	}
+	return c;
 }
 
-static void write_srcfile(tw *t, uint32_t si)
+static cur write_srcfile(tw *t, cur c, uint32_t si)
 {
 	const xp_fb *fb = t->fb;
 	xp_srcfile sf;
@@ -331,63 +401,87 @@ static void write_srcfile(tw *t, uint32_t si)
 	w.v[XP_TXF_srcfile_n_srclines] = sf.n_lines;
 	PUT_LINE(t, srcfile, &w, 48 + w.l1);
 
+	/* Block refs repeat one proc:objfile pair over and over: its
+	 * strings are looked up when it changes. */
+	xp_str proc = 0, obj = 0;
+	int have = 0;
 	for (uint32_t li = sf.first_line; li < sf.first_line + sf.n_lines; li++) {
-		xp_srcline sl;
-		xp_fb_srcline(fb, li, &sl);
-		w.nv = sl.col != 0;
-		w.v[XP_TXF_srcline_line] = sl.line;
-		w.v[XP_TXF_srcline_col] = sl.col;
-		w.v[XP_TXF_srcline_n_refs] = sl.n_refs;
+		const unsigned char *sl = xp_rec(fb, XP_T_SRCLINES, li);
+		uint32_t first = xp_get_le32(sl + XP_SL_FREF);
+		uint32_t n = xp_get_le32(sl + XP_SL_NREF);
+		w.v[XP_TXF_srcline_line] = xp_get_le32(sl + XP_SL_LINE);
+		w.v[XP_TXF_srcline_col] = xp_get_le32(sl + XP_SL_COL);
+		w.v[XP_TXF_srcline_n_refs] = n;
+		w.nv = w.v[XP_TXF_srcline_col] != 0;
 		PUT_LINE(t, srcline, &w, 64);
 
-		/* Block refs repeat one proc:objfile pair over and over; the
-		 * hot loop reads the string table directly. */
-		for (uint32_t i = sl.first_ref; i < sl.first_ref + sl.n_refs; i++) {
+		for (uint32_t i = first; i < first + n; i++) {
 			const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, i);
-			wl_pair(t, &w, xp_get_le32(r + XP_BR_PROC),
-			        xp_get_le32(r + XP_BR_OBJFILE));
+			xp_str rp = xp_get_le32(r + XP_BR_PROC);
+			xp_str ro = xp_get_le32(r + XP_BR_OBJFILE);
+			if (!have || rp != proc || ro != obj) {
+				wl_pair(t, &w, rp, ro);
+				proc = rp;
+				obj = ro;
+				have = 1;
+			}
 			w.v[XP_TXF_blockref_block] = xp_get_le32(r + XP_BR_BLOCK);
 			w.v[XP_TXF_blockref_count] = xp_get_le64(r + XP_BR_COUNT);
 			PUT_LINE(t, blockref, &w, 48 + w.l1 + w.l2);
 		}
 	}
+	return c;
 }
 
-static void write_all(tw *t)
+/* The first line. */
+static cur write_head(tw *t, cur c)
 {
 	const xp_fb *fb = t->fb;
-	char *p0 = lbegin(t, 128), *p = p0;
-	if (!p)
-		return;
-	p = PUT_LIT(p, "PROFILE-FEEDBACK-DATA: 4.");
+	const char *tn = fb->type != XP_DT_FEEDBACK ? xp_datatype_name(fb->type)
+	                                            : NULL;
+	c = room(t, c, 160);
+	if (!c.p)
+		return c;
+	char *p = PUT_LIT(c.p, "PROFILE-FEEDBACK-DATA: 4.");
 	p = put_u(p, fb->minor);
 	p = put_sp_u(p, fb->n[XP_T_OBJFILES]);
 	p = put_sp_u(p, fb->n[XP_T_PROGRAMS]);
 	p = put_sp_u(p, fb->n_proc_names);
 	if (fb->minor >= 4)
 		p = put_sp_u(p, fb->n[XP_T_SRCFILES]);
-	if (fb->type != XP_DT_FEEDBACK) {
-		const char *tn = xp_datatype_name(fb->type);
+	if (tn) {
 		*p++ = ' ';
 		p = put_s(p, tn, strlen(tn));
 	}
 	*p++ = '\n';
-	lend(t, p0, p, 128);
+	c.p = p;
+	return c;
+}
+
+static void write_all(tw *t)
+{
+	const xp_fb *fb = t->fb;
+	cur c = write_head(t, cur_at(t));
 
 	uint32_t next[4] = {0, 0, 0, 0};
-	for (uint32_t r = 0; r < fb->n[XP_T_RUNS]; r++) {
+	for (uint32_t r = 0; r < fb->n[XP_T_RUNS] && c.p; r++) {
 		xp_run run;
 		xp_fb_run(fb, r, &run);
-		for (uint32_t k = 0; k < run.count; k++) {
+		for (uint32_t k = 0; k < run.count && c.p; k++) {
 			switch (run.kind) {
-			case XP_SEC_OBJFILE: write_objfile(t, next[1]++); break;
-			case XP_SEC_PROGRAM: write_program(t, next[2]++); break;
-			case XP_SEC_SRCFILE: write_srcfile(t, next[3]++); break;
+			case XP_SEC_OBJFILE:
+				c = write_objfile(t, c, next[1]++);
+				break;
+			case XP_SEC_PROGRAM:
+				c = write_program(t, c, next[2]++);
+				break;
+			case XP_SEC_SRCFILE:
+				c = write_srcfile(t, c, next[3]++);
+				break;
 			}
-			if (t->w.err || t->err_nomem)
-				return;
 		}
 	}
+	cur_commit(t, c);
 }
 
 static xp_err finish(tw *t, unsigned char **mem, size_t *len)

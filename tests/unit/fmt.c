@@ -106,11 +106,20 @@ static void test_random(void)
 	CHECK(bad == 0);
 }
 
+/* The text of v, and no byte written past the number's eighth (or
+ * its last when it is longer). */
 static int same_u64(uint64_t v)
 {
 	char want[32], got[32];
 	snprintf(want, sizeof want, "%" PRIu64, v);
-	got[xp_fmt_u64(got, v)] = '\0';
+	memset(got, '#', sizeof got);
+	size_t n = xp_fmt_u64(got, v);
+	for (size_t i = n > 8 ? n : 8; i < sizeof got; i++)
+		if (got[i] != '#') {
+			printf("  %s: byte %zu written\n", want, i);
+			return 0;
+		}
+	got[n] = '\0';
 	if (strcmp(want, got) != 0)
 		printf("  %s, want %s\n", got, want);
 	return strcmp(want, got) == 0;
