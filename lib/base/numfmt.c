@@ -183,12 +183,107 @@ static int shortest_prec(char *tmp, size_t cap, double v, int is_float)
 	return lo;
 }
 
+/*
+ * The %g text of the decimal (neg ? -1 : 1) * m / 10^k with precision
+ * its number of significant digits (m > 0).
+ */
+static size_t put_decimal(char *p, int neg, uint64_t m, int k)
+{
+	char d[24], *q = p;
+
+	while (m % 10 == 0) {
+		m /= 10;
+		k--;
+	}
+	int n = (int)xp_fmt_u64(d, m), x = n - 1 - k;   /* x: the exponent */
+
+	if (neg)
+		*q++ = '-';
+	if (x < -4 || x >= n) {
+		*q++ = d[0];
+		if (n > 1) {
+			*q++ = '.';
+			memcpy(q, d + 1, (size_t)n - 1);
+			q += n - 1;
+		}
+		*q++ = 'e';
+		*q++ = x < 0 ? '-' : '+';
+		x = x < 0 ? -x : x;
+		if (x < 10)
+			*q++ = '0';
+		q += xp_fmt_u64(q, (uint64_t)x);
+	} else if (x < 0) {
+		memcpy(q, "0.0000", (size_t)(1 - x));
+		q += 1 - x;
+		memcpy(q, d, (size_t)n);
+		q += n;
+	} else {
+		memcpy(q, d, (size_t)x + 1);
+		q += x + 1;
+		if (n > x + 1) {
+			*q++ = '.';
+			memcpy(q, d + x + 1, (size_t)(n - x - 1));
+			q += n - x - 1;
+		}
+	}
+	return (size_t)(q - p);
+}
+
+/*
+ * The usual values, those that a decimal of at most 15 significant
+ * digits (6 for a float) reads back to, without printf: 0.5, -736.625,
+ * 123.456.  Two such decimals lie further apart than the values that
+ * read back to one double (float), so the one that reads back is the
+ * only one, has the smallest precision, and is what %g prints at that
+ * precision.  It is m / 10^k for the first k at which m, the integer
+ * nearest to |v| * 10^k, reads back; m and 10^k (k <= 22, 10 for a
+ * float) are exact, so that their quotient, rounded once, is what
+ * strtod (strtof) makes of the decimal.  Returns 0 when v is not such a
+ * value.
+ */
+static size_t fmt_short(char *p, double v, int is_float)
+{
+#if FLT_EVAL_METHOD == 0
+	static const double pow10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+		1e22,
+	};
+	const double lim = is_float ? 1e6 : 1e15;
+	const int kmax = is_float ? 10 : 22;
+	double a = fabs(v);
+
+	if (v == 0) {
+		memcpy(p, "-0", 2);
+		return signbit(v) ? 2 : (*p = '0', 1);
+	}
+	for (int k = 0; k <= kmax; k++) {
+		double t = a * pow10[k];
+		if (t >= lim)
+			break;
+		/* t + 0.5 is exact below 2^51. */
+		uint64_t m = (uint64_t)(t + 0.5);
+		if (m == 0)
+			continue;
+		if (is_float ? (float)m / (float)pow10[k] == (float)a
+		             : (double)m / pow10[k] == a)
+			return put_decimal(p, signbit(v) != 0, m, k);
+	}
+#else
+	(void)p, (void)v, (void)is_float;
+#endif
+	return 0;
+}
+
 /* The shortest %g text that reads back to exactly v. */
 static size_t fmt_shortest(char *p, double v, int is_float)
 {
 	/* %g output is at most 24 bytes at these precisions; the buffer is
 	 * sized for what the compiler cannot know. */
 	char tmp[320];
+	size_t fast = fmt_short(p, v, is_float);
+	if (fast != 0)
+		return fast;
 	clocale_guard g;
 	c_locale_enter(&g);
 	int n = snprintf(tmp, sizeof tmp, "%.*g",

@@ -4,8 +4,10 @@
  * the smallest precision that reads back to the same bits.  Checked
  * against a plain search over every precision, for chosen values
  * (subnormals, powers of ten, the largest and smallest) and for many
- * random bit patterns.  Integers (xp_fmt_u64, xp_fmt_i64) are checked
- * against printf around every power of ten and at random.
+ * random bit patterns, and for the values that short decimals read back
+ * to, which are printed without printf.  Integers (xp_fmt_u64,
+ * xp_fmt_i64) are checked against printf around every power of ten and
+ * at random.
  */
 #include <float.h>
 #include <math.h>
@@ -155,10 +157,48 @@ static void test_integers(void)
 	}
 }
 
+/*
+ * Values that short decimals read back to, m / 10^k (and m * 10^k),
+ * which are printed without printf: every number of digits and every
+ * exponent form, up to the limits of 15 digits (6 for a float).
+ */
+static void test_short_decimals(void)
+{
+	uint64_t s = 4242;
+	int bad = 0;
+
+	for (int i = 0; i < 200000 && bad < 5; i++) {
+		int digits = 1 + (int)(next(&s) % 17), k = (int)(next(&s) % 30);
+		uint64_t m = next(&s) % 100000000000000000ull, p = 1;
+		for (int j = 0; j < digits; j++)
+			p *= 10;
+		m %= p;
+		double v = (double)m, t = 1;
+		for (int j = 0; j < k; j++)
+			t *= 10;
+		v = (i & 1) ? v / t : v * t;
+		if (i & 2)
+			v = -v;
+		if (!same_double(v) || !same_float((float)v))
+			bad++;
+	}
+	CHECK(bad == 0);
+	CHECK(same_double(999999999999999.0));
+	CHECK(same_double(99999999999999.9));
+	CHECK(same_double(0.000999999999999999));
+	CHECK(same_double(1e-22));
+	CHECK(same_double(1.5e-23));
+	CHECK(same_float(999999.0f));
+	CHECK(same_float(9999999.0f));
+	CHECK(same_float(1e-10f));
+	CHECK(same_float(-0.0f));
+}
+
 int main(void)
 {
 	RUN(test_integers);
 	RUN(test_chosen);
 	RUN(test_random);
+	RUN(test_short_decimals);
 	return unit_done();
 }
