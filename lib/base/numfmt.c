@@ -132,17 +132,23 @@ static int sig_digits(const char *s, int notrail)
 	return n ? n : 1;
 }
 
+/* Whether the text s reads back to exactly v (a float when is_float). */
+static int reads_back(const char *s, double v, int is_float)
+{
+	if (is_float) {
+		float back = strtof(s, NULL), f = (float)v;
+		return memcmp(&back, &f, sizeof f) == 0;
+	}
+	double back = strtod(s, NULL);
+	return memcmp(&back, &v, sizeof v) == 0;
+}
+
 /* Prints v with precision prec into tmp; returns 1 when it reads back to
  * the same bits (float when is_float). */
 static int round_trips(char *tmp, size_t cap, int prec, double v, int is_float)
 {
 	snprintf(tmp, cap, "%.*g", prec, v);
-	if (is_float) {
-		float back = strtof(tmp, NULL), f = (float)v;
-		return memcmp(&back, &f, sizeof f) == 0;
-	}
-	double back = strtod(tmp, NULL);
-	return memcmp(&back, &v, sizeof v) == 0;
+	return reads_back(tmp, v, is_float);
 }
 
 /*
@@ -275,22 +281,78 @@ static size_t fmt_short(char *p, double v, int is_float)
 	return 0;
 }
 
+/*
+ * The other normal values, with one snprintf: v's digits at the full
+ * precision (%e), rounded by hand to each precision from the guaranteed
+ * one up until the decimal reads back, as shortest_prec searches.
+ * Rounding the printed digits to fewer gives what printf would, unless
+ * the digits dropped are a 5 and zeros: v may then lie on either side
+ * of the tie, and 0 is returned for printf to decide.  The text is
+ * printed with as many digits as it has, as %g prints it at the
+ * precision found: at the guaranteed one without its trailing zeros,
+ * above it there are none (the decimal would have read back one
+ * precision lower).  Runs under the "C" locale.
+ */
+static size_t fmt_rounded(char *p, double v, int is_float)
+{
+	const int full = is_float ? 9 : 17, dig = is_float ? 6 : 15;
+	char e[40], txt[40];
+	int neg = signbit(v) != 0;
+
+	/* e: "d.dd...de[+-]x", full digits. */
+	snprintf(e, sizeof e, "%.*e", full - 1, fabs(v));
+	char d[17];
+	d[0] = e[0];
+	memcpy(d + 1, e + 2, (size_t)full - 1);
+	const char *q = e + full + 2;
+	int x = 0, xneg = *q++ == '-';
+	while (*q >= '0' && *q <= '9')
+		x = 10 * x + (*q++ - '0');
+	if (xneg)
+		x = -x;
+
+	uint64_t m = 0;
+	for (int i = 0; i < dig; i++)
+		m = 10 * m + (uint64_t)(d[i] - '0');
+	for (int prec = dig; prec < full; prec++) {
+		int rest = 0;
+		for (int i = prec + 1; i < full; i++)
+			rest |= d[i] != '0';
+		if (d[prec] == '5' && !rest)
+			return 0;
+		size_t n = put_decimal(txt, neg, m + (d[prec] >= '5'),
+		                       prec - 1 - x);
+		txt[n] = '\0';
+		if (reads_back(txt, v, is_float)) {
+			memcpy(p, txt, n);
+			return n;
+		}
+		m = 10 * m + (uint64_t)(d[prec] - '0');
+	}
+	return put_decimal(p, neg, m, full - 1 - x);
+}
+
 /* The shortest %g text that reads back to exactly v. */
 static size_t fmt_shortest(char *p, double v, int is_float)
 {
 	/* %g output is at most 24 bytes at these precisions; the buffer is
 	 * sized for what the compiler cannot know. */
 	char tmp[320];
-	size_t fast = fmt_short(p, v, is_float);
-	if (fast != 0)
-		return fast;
+	size_t n = fmt_short(p, v, is_float);
+	if (n != 0)
+		return n;
 	clocale_guard g;
 	c_locale_enter(&g);
-	int n = snprintf(tmp, sizeof tmp, "%.*g",
-	                 shortest_prec(tmp, sizeof tmp, v, is_float), v);
+	if (fabs(v) >= (is_float ? FLT_MIN : DBL_MIN))
+		n = fmt_rounded(p, v, is_float);
+	if (n == 0) {
+		n = (size_t)snprintf(tmp, sizeof tmp, "%.*g",
+		                     shortest_prec(tmp, sizeof tmp, v, is_float),
+		                     v);
+		memcpy(p, tmp, n);
+	}
 	c_locale_leave(&g);
-	memcpy(p, tmp, (size_t)n);
-	return (size_t)n;
+	return n;
 }
 
 size_t xp_fmt_float(char *p, float v)
