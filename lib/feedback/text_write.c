@@ -171,9 +171,12 @@ static char *put_vpval(const tw *t, char *p, int type, const xp_vpval *v)
 		p = put_vpval(t, p, w->kind, w->val);                     \
 	}
 
-/* put_<kind>: prints a <kind> line at p; returns the byte after its LF. */
+/* put_<kind>: prints a <kind> line at p; returns the byte after its LF.
+ * Inlined into every loop that prints lines, where the line's fields
+ * stay in registers. */
 #define PRINTER(R)                                                        \
-	static char *put_##R(const tw *t, char *p, const wline *w)        \
+	static inline __attribute__((always_inline)) char *               \
+	put_##R(const tw *t, char *p, const wline *w)                     \
 	{                                                                 \
 		(void)t;                                                  \
 		XP_TX_REC_##R(R)                                          \
@@ -225,11 +228,22 @@ static void wl_pair(const tw *t, wline *w, xp_str a, xp_str b)
 	w->l2 = slen(t, b);
 }
 
+/*
+ * Records first, ..., first + n - 1 of table t: the first one (NULL when
+ * n is 0), the others following it; a loop walks them with a pointer
+ * and a count of its own, which no store of a line can change.
+ */
+static const unsigned char *recs(const xp_fb *fb, xp_table t, uint32_t first,
+                                 uint32_t n)
+{
+	return n != 0 ? xp_rec(fb, t, first) : NULL;
+}
+
 static cur write_stats(tw *t, cur c, uint32_t first, uint32_t n)
 {
 	wline w = {0};
-	for (uint32_t i = first; i < first + n; i++) {
-		const unsigned char *r = xp_rec(t->fb, XP_T_STATS, i);
+	const unsigned char *r = recs(t->fb, XP_T_STATS, first, n);
+	for (; n > 0; n--, r += XP_RS_STAT) {
 		w.kind = (int)xp_get_le32(r + XP_ST_KIND);
 		w.v[XP_TXF_stat_value] = xp_get_le64(r + XP_ST_VALUE);
 		PUT_LINE(t, stat, &w, 32);
@@ -272,16 +286,15 @@ static cur write_cfg(tw *t, cur c, const xp_proc *pr)
 {
 	const xp_fb *fb = t->fb;
 	wline w = {0};
-	for (uint32_t i = pr->first_block; i < pr->first_block + pr->n_blocks;
-	     i++) {
-		const unsigned char *r = xp_rec(fb, XP_T_BLOCKS, i);
+	const unsigned char *r = recs(fb, XP_T_BLOCKS, pr->first_block,
+	                              pr->n_blocks);
+	for (uint32_t n = pr->n_blocks; n > 0; n--, r += XP_RS_BLOCK) {
 		w.v[XP_TXF_block_id] = xp_get_le32(r + XP_BK_ID);
 		w.v[XP_TXF_block_counter] = xp_get_le32(r + XP_BK_COUNTER);
 		PUT_LINE(t, block, &w, 32);
 	}
-	for (uint32_t i = pr->first_edge; i < pr->first_edge + pr->n_edges;
-	     i++) {
-		const unsigned char *r = xp_rec(fb, XP_T_EDGES, i);
+	r = recs(fb, XP_T_EDGES, pr->first_edge, pr->n_edges);
+	for (uint32_t n = pr->n_edges; n > 0; n--, r += XP_RS_EDGE) {
 		w.v[XP_TXF_edge_id] = xp_get_le32(r + XP_ED_ID);
 		w.v[XP_TXF_edge_counter] = xp_get_le32(r + XP_ED_COUNTER);
 		w.v[XP_TXF_edge_from] = xp_get_le32(r + XP_ED_FROM);
@@ -294,9 +307,9 @@ static cur write_cfg(tw *t, cur c, const xp_proc *pr)
 static cur write_tuples(tw *t, cur c, const xp_proc *pr)
 {
 	wline w = {0};
-	for (uint32_t i = pr->first_tuple; i < pr->first_tuple + pr->n_tuples;
-	     i++) {
-		const unsigned char *r = xp_rec(t->fb, XP_T_TUPLES, i);
+	const unsigned char *r = recs(t->fb, XP_T_TUPLES, pr->first_tuple,
+	                              pr->n_tuples);
+	for (uint32_t n = pr->n_tuples; n > 0; n--, r += XP_RS_TUPLE) {
 		xp_str file = xp_get_le32(r + XP_TU_FILE);
 		w.v[XP_TXF_tuple_id] = xp_get_le32(r + XP_TU_ID);
 		w.v[XP_TXF_tuple_block] = xp_get_le32(r + XP_TU_BLOCK);
@@ -323,9 +336,9 @@ static cur write_proc(tw *t, cur c, uint32_t pi, uint32_t nvpv)
 		return c;
 	uint32_t val = pr.first_vpval;
 	wline w = {0};
-	for (uint32_t i = pr.first_counter;
-	     i < pr.first_counter + pr.n_counters; i++) {
-		const unsigned char *r = xp_rec(t->fb, XP_T_COUNTERS, i);
+	const unsigned char *r = recs(t->fb, XP_T_COUNTERS, pr.first_counter,
+	                              pr.n_counters);
+	for (uint32_t n = pr.n_counters; n > 0; n--, r += XP_RS_COUNTER) {
 		w.v[XP_TXF_counter_id] = xp_get_le32(r + XP_CN_ID);
 		w.v[XP_TXF_counter_value] = xp_get_le64(r + XP_CN_VALUE);
 		PUT_LINE(t, counter, &w, 48);
@@ -405,8 +418,9 @@ static cur write_srcfile(tw *t, cur c, uint32_t si)
 	 * strings are looked up when it changes. */
 	xp_str proc = 0, obj = 0;
 	int have = 0;
-	for (uint32_t li = sf.first_line; li < sf.first_line + sf.n_lines; li++) {
-		const unsigned char *sl = xp_rec(fb, XP_T_SRCLINES, li);
+	const unsigned char *sl = recs(fb, XP_T_SRCLINES, sf.first_line,
+	                               sf.n_lines);
+	for (uint32_t nl = sf.n_lines; nl > 0; nl--, sl += XP_RS_SRCLINE) {
 		uint32_t first = xp_get_le32(sl + XP_SL_FREF);
 		uint32_t n = xp_get_le32(sl + XP_SL_NREF);
 		w.v[XP_TXF_srcline_line] = xp_get_le32(sl + XP_SL_LINE);
@@ -415,8 +429,8 @@ static cur write_srcfile(tw *t, cur c, uint32_t si)
 		w.nv = w.v[XP_TXF_srcline_col] != 0;
 		PUT_LINE(t, srcline, &w, 64);
 
-		for (uint32_t i = first; i < first + n; i++) {
-			const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, i);
+		const unsigned char *r = recs(fb, XP_T_BLOCKREFS, first, n);
+		for (; n > 0; n--, r += XP_RS_BLOCKREF) {
 			xp_str rp = xp_get_le32(r + XP_BR_PROC);
 			xp_str ro = xp_get_le32(r + XP_BR_OBJFILE);
 			if (!have || rp != proc || ro != obj) {
