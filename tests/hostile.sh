@@ -45,11 +45,13 @@
 #                               was quadratic), and a file without line
 #                               ends past 64 MiB is refused at once
 #   full disk: TOOL             xprof_atob and xprof_merge writing a new
-#                               profile directory on a full file system
-#                               (a 512 KiB tmpfs) fail with exit status 2
-#                               and leave no directory behind; an existing
-#                               directory keeps its data (needs root to
-#                               mount; without root the cases say so)
+#                               profile directory, xprof_btoa a new text,
+#                               on a full file system (a 512 KiB tmpfs)
+#                               fail with exit status 2 and leave nothing
+#                               behind; an existing directory keeps its
+#                               data, an existing text file its text
+#                               (needs root to mount; without root the
+#                               cases say so)
 #
 # Environment: ATOB, BTOA, MERGE, SHOW, XP_BUILD, TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
@@ -331,10 +333,11 @@ if [ "$(id -u)" != 0 ] ||
    ! mount -t tmpfs -o size=512k tmpfs "$full" 2> /dev/null; then
 	echo "NOTE hostile: full disk cases not run: mounting a tmpfs needs root"
 else
-	for tool in atob merge; do
+	for tool in atob merge btoa; do
 		case $tool in
 		atob) "$ATOB" "$work/g.text" "$full/new.profile" ;;
 		merge) "$MERGE" -o "$full/new.profile" "$work/g.profile" ;;
+		btoa) "$BTOA" "$work/g.profile" "$full/new.profile" ;;
 		esac > "$work/out.txt" 2> "$work/err.txt"
 		st=$?
 		if [ "$st" != 2 ]; then
@@ -356,6 +359,19 @@ else
 	else
 		fail "full disk: an existing directory keeps its data" \
 		    "$(ls -A "$full" 2>&1)"
+	fi
+	# An existing text file stays, with its text.
+	"$ATOB" "$work/small.text" "$work/small.profile" &&
+	"$BTOA" "$work/small.profile" "$full/old.text" &&
+	"$BTOA" "$work/g.profile" "$full/old.text" 2> "$work/err.txt"
+	if [ $? = 2 ] && cmp -s "$full/old.text" "$work/small.text" &&
+	   [ "$(ls -A "$full" | grep -c tmp)" = 0 ] &&
+	   grep -q 'old.text: cannot write: No space left on device' \
+	       "$work/err.txt"; then
+		pass "full disk: an existing text file keeps its text"
+	else
+		fail "full disk: an existing text file keeps its text" \
+		    "$(head -n 1 "$work/err.txt"; ls -A "$full" 2>&1)"
 	fi
 	umount "$full"
 fi

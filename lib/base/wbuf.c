@@ -3,15 +3,15 @@
  * stages output in a large buffer and hands it to write(2) or to a
  * growing memory buffer, keeping the first error.
  *
- * Into a regular file it writes behind: two aligned buffers, one being
- * filled while a thread writes the other with O_DIRECT.  Direct writes
- * skip the copy into the page cache, which costs a writer of new files
- * as much as producing the bytes, and the thread waits for the device
- * while the caller goes on, so that even on one core the two overlap.
- * Every direct write is a whole number of blocks at an aligned offset;
- * the tail is written the ordinary way when the writer is closed.  When
- * the file system refuses direct writes the thread writes the ordinary
- * way too.
+ * Into a regular file it writes behind: two aligned buffers (in huge
+ * pages where the system gives them), one being filled while a thread
+ * writes the other with O_DIRECT.  Direct writes skip the copy into the
+ * page cache, which costs a writer of new files as much as producing
+ * the bytes, and the thread waits for the device while the caller goes
+ * on, so that even on one core the two overlap.  Every direct write is
+ * a whole number of blocks at an aligned offset; the tail is written the
+ * ordinary way when the writer is closed.  When the file system refuses
+ * direct writes the thread writes the ordinary way too.
  *
  * O_DIRECT is a flag of the open file description, which the caller
  * shares with whoever gave it the descriptor (a shell's redirection, a
@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #define WBUF_SIZE (1u << 20)
 #define ASYNC_SIZE (4u << 20)   /* each of the two write-behind buffers */
 #define ALIGN 4096u             /* of direct writes: offset, length, memory */
+#define HUGE (2u << 20)         /* a huge page: the buffers' alignment */
 
 struct xp_wbuf_async {
 	pthread_t thread;
@@ -194,6 +196,22 @@ static void async_end(xp_wbuf *w)
 }
 
 /*
+ * A write-behind buffer, in huge pages where the system gives them: a
+ * direct write pins every page it reads and hands the device one piece
+ * per page, which costs the writer much less for 2 MiB pages than for
+ * 4 KiB ones (and the buffer is filled with 512 times fewer faults).
+ */
+static unsigned char *async_buf(void)
+{
+	unsigned char *p = aligned_alloc(HUGE, ASYNC_SIZE);
+#ifdef MADV_HUGEPAGE
+	if (p != NULL)
+		(void)madvise(p, ASYNC_SIZE, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+/*
  * A description of the writer's own of the regular file fd is open on,
  * for writing at offset off; -1 when there can be none.
  */
@@ -241,8 +259,8 @@ static int async_begin(xp_wbuf *w)
 		free(a);
 		return -1;
 	}
-	w->buf = aligned_alloc(ALIGN, ASYNC_SIZE);
-	a->other = aligned_alloc(ALIGN, ASYNC_SIZE);
+	w->buf = async_buf();
+	a->other = async_buf();
 	if (w->buf == NULL || a->other == NULL ||
 	    !(have_mu = pthread_mutex_init(&a->mu, NULL) == 0) ||
 	    !(have_cv = pthread_cond_init(&a->cv, NULL) == 0))
