@@ -4,18 +4,31 @@
  *
  * The comparison walks both profiles' sorted indexes side by side (object
  * files by path, procedures by object file path and name), so matching
- * needs no hash table.  Inside a procedure the records that carry an id
- * are sorted by it, and records that form sets (stats, value profile
- * values, source lines, ...) are turned into byte strings ("blobs") that
- * are sorted and compared, which makes every comparison independent of
- * record order that carries no meaning.
+ * needs no hash table.  Strings are compared once: each side's string
+ * table is sorted, so one walk over both gives every string a rank that
+ * orders and equates strings across the two sides, and every later
+ * comparison of names is one of integers (when the two tables are the
+ * same bytes, the ids themselves are the ranks).
+ *
+ * Inside a procedure the records that carry an id are keyed by it, and
+ * records that form sets (stats, value profile values, source lines, ...)
+ * are compared regardless of their order.  Two versions of a profile
+ * almost always list such a set in the same order, so a set is first
+ * compared record by record; from the first record that differs on, an
+ * order-independent hash of each side's remaining records (a sum of
+ * per-record hashes) settles that the sets differ when the hashes do.
+ * Only when the records differ in order but the hashes agree are the
+ * remaining records sorted and compared exactly, so no hash collision can
+ * change an answer.
  *
  * Sums of counts are kept exactly in 128 bits, and the questions that
- * decide a result (are two vectors proportional, does a prefix reach a
- * share of the total) are answered with exact integer arithmetic, so no
- * rounding can turn equal profiles into different ones.  Only the overlap
- * figure itself is a floating-point number.
+ * decide a result (are two vectors proportional, which of two shares is
+ * the smaller, does a prefix reach a share of the total) are answered
+ * with exact integer arithmetic, so no rounding can turn equal profiles
+ * into different ones.  Only the overlap figure itself is a
+ * floating-point number.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,27 +59,108 @@ static int cross_equal(uint64_t a, u128 sb, uint64_t b, u128 sa)
  */
 typedef struct {
 	u128 sa, sb;
-	long double lsa, lsb;
+	long double lsa, lsb; /* the sums as long doubles */
 	long double acc;
 	int prop;
+	int none;   /* a sum is 0: no pair adds anything */
+	int narrow; /* both sums below 2^64, exact as long doubles */
+	/* Otherwise, with 64-bit long double mantissas: lsa is ma * 2^ea,
+	 * lsb mb * 2^eb (exact: they are integers below 2^128). */
+	int split;
+	uint64_t ma, mb;
+	int ed;     /* eb - ea */
 } ovl;
 
 static void ovl_start(ovl *o)
 {
+	int ea, eb;
+
 	o->lsa = u128_ld(o->sa);
 	o->lsb = u128_ld(o->sb);
 	o->acc = 0;
 	o->prop = 1;
+	o->none = u128_zero(o->sa) || u128_zero(o->sb);
+	o->narrow = LDBL_MANT_DIG >= 64 && o->sa.hi == 0 && o->sb.hi == 0;
+	o->split = !o->none && !o->narrow && LDBL_MANT_DIG == 64;
+	if (o->split) {
+		o->ma = (uint64_t)ldexpl(frexpl(o->lsa, &ea), 64);
+		o->mb = (uint64_t)ldexpl(frexpl(o->lsb, &eb), 64);
+		o->ed = eb - ea;
+	}
 }
 
-static void ovl_pair(ovl *o, uint64_t a, uint64_t b)
+/* Is x * 2^e <= y (e >= 0)? */
+static inline int shl_le(unsigned __int128 x, int e, unsigned __int128 y)
 {
-	if (u128_zero(o->sa) || u128_zero(o->sb))
+	return e >= 128 ? x == 0 : x <= y >> e;
+}
+
+/* Is x <= y * 2^e (e >= 0)? */
+static inline int le_shl(unsigned __int128 x, unsigned __int128 y, int e)
+{
+	if (e >= 128)
+		return y != 0 || x == 0;
+	unsigned __int128 low = ((unsigned __int128)1 << e) - 1;
+	return (x >> e) + ((x & low) != 0) <= y;
+}
+
+/*
+ * Adds min(a[i] / sum_a, b[i] / sum_b) for i from 0 to n - 1, in this
+ * order, which the rounding of the sum depends on.  Which of the two
+ * rounded quotients is the smaller is decided exactly in integers before
+ * dividing, and only that one is divided: rounding is monotonic, so that
+ * gives the minimum bit for bit.  With narrow sums a[i] * sum_b and
+ * b[i] * sum_a fit 128 bits (and say whether the two are proportional);
+ * otherwise the long double sums are split into mantissa and exponent.
+ * A pair with a 0 adds +0, which changes nothing.  The running sum stays
+ * in a register through the loop, and the divisor is indexed, not chosen
+ * by a branch that would guess wrong half of the time.
+ */
+static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
+{
+	long double acc = o->acc, ls[2] = {o->lsa, o->lsb};
+	int prop = o->prop;
+
+	if (o->none)
 		return;
-	long double x = (long double)a / o->lsa, y = (long double)b / o->lsb;
-	o->acc += x < y ? x : y;
-	if (o->prop && !cross_equal(a, o->sb, b, o->sa))
-		o->prop = 0;
+	if (o->narrow) {
+		uint64_t sa = o->sa.lo, sb = o->sb.lo;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned __int128 p = (unsigned __int128)a[i] * sb;
+			unsigned __int128 q = (unsigned __int128)b[i] * sa;
+			int bs = p > q;
+			uint64_t v = bs ? b[i] : a[i];
+
+			prop &= p == q;
+			acc += (long double)v / ls[bs];
+		}
+	} else if (o->split) {
+		for (size_t i = 0; i < n; i++) {
+			/* a / lsa <= b / lsb: a * mb * 2^eb <= b * ma * 2^ea */
+			unsigned __int128 p = (unsigned __int128)a[i] * o->mb;
+			unsigned __int128 q = (unsigned __int128)b[i] * o->ma;
+			int bs = o->ed >= 0 ? !shl_le(p, o->ed, q)
+			                    : !le_shl(p, q, -o->ed);
+			uint64_t v = bs ? b[i] : a[i];
+
+			acc += (long double)v / ls[bs];
+			if (prop)
+				prop = cross_equal(a[i], o->sb, b[i], o->sa);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if ((a[i] | b[i]) == 0)
+				continue;
+			long double x = (long double)a[i] / ls[0];
+			long double y = (long double)b[i] / ls[1];
+			acc += x < y ? x : y;
+			if (prop)
+				prop = cross_equal(a[i], o->sb, b[i], o->sa);
+		}
+	}
+	o->acc = acc;
+	o->prop = prop;
 }
 
 static double ovl_result(const ovl *o)
@@ -94,155 +188,494 @@ double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n)
 		u128_add(&o.sb, b[i]);
 	}
 	ovl_start(&o);
-	for (size_t i = 0; i < n; i++)
-		ovl_pair(&o, a[i], b[i]);
+	ovl_add(&o, a, b, n);
 	return ovl_result(&o);
 }
 
 /* ------------------------------------------------------------------ */
-/* Blob lists: sets of records compared regardless of order            */
+/* The two sides                                                       */
 /* ------------------------------------------------------------------ */
 
+/* One side of a comparison. */
 typedef struct {
-	size_t off, len;
-} blobref;
+	const xp_fb *fb;
+	/* Per string id: its rank among the strings of both sides; NULL when
+	 * both sides have the same string table (the id is the rank). */
+	uint32_t *rank;
+	/* Per tuple: its source file as resolved; NULL until needed. */
+	xp_str *res;
+} side;
 
-typedef struct {
-	xp_buf data;
-	blobref *refs;
-	size_t n, cap;
-	size_t start;  /* offset of the blob being built */
-	xp_err err;    /* sticky */
-} bloblist;
+#define U32(s, t, i, f) xp_get_le32(xp_rec((s)->fb, (t), (i)) + (f))
+#define U64(s, t, i, f) xp_get_le64(xp_rec((s)->fb, (t), (i)) + (f))
+/* The first and count fields ff and fn of record r, as two arguments. */
+#define SLICE(r, ff, fn) xp_get_le32((r) + (ff)), xp_get_le32((r) + (fn))
 
-static void bl_reset(bloblist *l)
+/* The rank of string v of side s; UINT32_MAX for none. */
+static inline uint32_t srank(const side *s, xp_str v)
 {
-	l->data.len = 0;
-	l->n = 0;
-	l->err = XP_E_OK;
+	if (v >= s->fb->nstr)
+		return UINT32_MAX;
+	return s->rank ? s->rank[v] : v;
 }
 
-static void bl_free(bloblist *l)
+/* Ranks the strings of both sides, walking their sorted tables. */
+static xp_err rank_strings(side *x, side *y)
 {
-	xp_buf_free(&l->data);
-	free(l->refs);
-	memset(l, 0, sizeof *l);
-}
+	const xp_fb *a = x->fb, *b = y->fb;
+	uint32_t i = 0, j = 0, r = 0;
 
-static void bl_begin(bloblist *l)
-{
-	l->start = l->data.len;
-}
-
-static void bl_put(bloblist *l, const void *p, size_t n)
-{
-	if (l->err == XP_E_OK && xp_buf_append(&l->data, p, n) != XP_E_OK)
-		l->err = XP_E_NOMEM;
-}
-
-static void bl_u32(bloblist *l, uint32_t v)
-{
-	bl_put(l, &v, sizeof v);
-}
-
-static void bl_u64(bloblist *l, uint64_t v)
-{
-	bl_put(l, &v, sizeof v);
-}
-
-/* A string goes in with its length, so that concatenations stay
- * unambiguous. */
-static void bl_str(bloblist *l, const xp_fb *fb, xp_str s)
-{
-	if (s == XP_NOSTR) {
-		bl_u32(l, UINT32_MAX);
-		return;
+	if (a->nstr == b->nstr && a->strtab_len == b->strtab_len &&
+	    (a->nstr == 0 ||
+	     (memcmp(a->stroff, b->stroff, (size_t)a->nstr * 4) == 0 &&
+	      memcmp(a->strtab, b->strtab, a->strtab_len) == 0)))
+		return XP_E_OK;
+	x->rank = malloc(((size_t)a->nstr + 1) * sizeof *x->rank);
+	y->rank = malloc(((size_t)b->nstr + 1) * sizeof *y->rank);
+	if (x->rank == NULL || y->rank == NULL)
+		return XP_E_NOMEM;
+	while (i < a->nstr || j < b->nstr) {
+		int c = i >= a->nstr   ? 1
+		        : j >= b->nstr ? -1
+		                       : strcmp(xp_fb_str(a, i), xp_fb_str(b, j));
+		if (c <= 0)
+			x->rank[i++] = r;
+		if (c >= 0)
+			y->rank[j++] = r;
+		r++;
 	}
-	size_t n = xp_fb_strlen(fb, s);
-	bl_u32(l, (uint32_t)n);
-	bl_put(l, xp_fb_str(fb, s), n);
+	return XP_E_OK;
 }
 
-static void bl_end(bloblist *l)
+/*
+ * Resolves the source file of every tuple of s: a tuple that names none
+ * takes the previous tuple's within the same object file section.
+ */
+static xp_err resolve_tuples(side *s)
 {
-	if (l->err != XP_E_OK)
-		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		blobref *r = realloc(l->refs, cap * sizeof *r);
-		if (r == NULL) {
-			l->err = XP_E_NOMEM;
-			return;
+	const xp_fb *fb = s->fb;
+	uint32_t nt = xp_fb_count(fb, XP_T_TUPLES);
+	xp_str *r = malloc((nt ? nt : 1) * sizeof *r);
+
+	if (r == NULL)
+		return XP_E_NOMEM;
+	for (uint32_t i = 0; i < nt; i++)
+		r[i] = XP_NOSTR;
+	for (uint32_t f = 0; f < xp_fb_count(fb, XP_T_OBJFILES); f++) {
+		uint32_t fp = U32(s, XP_T_OBJFILES, f, XP_OF_FPROC);
+		uint32_t np = U32(s, XP_T_OBJFILES, f, XP_OF_NPROC);
+		xp_str cur = XP_NOSTR;
+
+		for (uint32_t p = fp; p < fp + np; p++) {
+			uint32_t ft = U32(s, XP_T_PROCS, p, XP_PR_FTUP);
+			uint32_t n = U32(s, XP_T_PROCS, p, XP_PR_NTUP);
+			for (uint32_t t = ft; t < ft + n; t++) {
+				xp_str sf = U32(s, XP_T_TUPLES, t, XP_TU_FILE);
+				if (sf != XP_NOSTR)
+					cur = sf;
+				r[t] = cur;
+			}
 		}
-		l->refs = r;
-		l->cap = cap;
 	}
-	l->refs[l->n].off = l->start;
-	l->refs[l->n].len = l->data.len - l->start;
-	l->n++;
+	s->res = r;
+	return XP_E_OK;
 }
 
-/* qsort has no context argument in C11, so each sort key carries the
- * base of its blob bytes; that keeps the library free of mutable
- * globals. */
+/* ------------------------------------------------------------------ */
+/* Records as words                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A record of a set, as the words that decide its equality: string
+ * references as ranks, tuples with their resolved source file.  Records
+ * of one kind always have the same number of words (unused ones 0).
+ */
+#define MAXW 3
 typedef struct {
-	const unsigned char *base;
-	blobref r;
-} blobkey;
+	uint64_t w[MAXW];
+} words;
 
-static int blobkey_cmp(const void *x, const void *y)
+typedef void (*words_fn)(const side *s, uint32_t i, words *r);
+
+static inline uint64_t pack(uint32_t lo, uint32_t hi)
 {
-	const blobkey *a = x, *b = y;
-	size_t n = a->r.len < b->r.len ? a->r.len : b->r.len;
-	int c = n ? memcmp(a->base + a->r.off, b->base + b->r.off, n) : 0;
-
-	if (c)
-		return c;
-	return (a->r.len > b->r.len) - (a->r.len < b->r.len);
+	return lo | (uint64_t)hi << 32;
 }
 
-/* Are two lists the same multiset of blobs? */
-static int bl_same(const bloblist *x, const bloblist *y, xp_err *err)
+static void w_stat(const side *s, uint32_t i, words *r)
 {
-	if (x->err != XP_E_OK || y->err != XP_E_OK) {
-		*err = XP_E_NOMEM;
-		return 0;
+	r->w[0] = U32(s, XP_T_STATS, i, XP_ST_KIND);
+	r->w[1] = U64(s, XP_T_STATS, i, XP_ST_VALUE);
+	r->w[2] = 0;
+}
+
+static void w_block(const side *s, uint32_t i, words *r)
+{
+	const unsigned char *p = xp_rec(s->fb, XP_T_BLOCKS, i);
+	r->w[0] = pack(xp_get_le32(p + XP_BK_ID), xp_get_le32(p + XP_BK_COUNTER));
+	r->w[1] = r->w[2] = 0;
+}
+
+static void w_edge(const side *s, uint32_t i, words *r)
+{
+	const unsigned char *p = xp_rec(s->fb, XP_T_EDGES, i);
+	r->w[0] = pack(xp_get_le32(p + XP_ED_ID), xp_get_le32(p + XP_ED_COUNTER));
+	r->w[1] = pack(xp_get_le32(p + XP_ED_FROM), xp_get_le32(p + XP_ED_TO));
+	r->w[2] = 0;
+}
+
+static void w_tuple(const side *s, uint32_t i, words *r)
+{
+	const unsigned char *p = xp_rec(s->fb, XP_T_TUPLES, i);
+	r->w[0] = pack(xp_get_le32(p + XP_TU_ID), xp_get_le32(p + XP_TU_BLOCK));
+	r->w[1] = pack(xp_get_le32(p + XP_TU_LINE), xp_get_le32(p + XP_TU_COL));
+	r->w[2] = srank(s, s->res[i]);
+}
+
+static void w_objref(const side *s, uint32_t i, words *r)
+{
+	r->w[0] = srank(s, xp_fb_objref(s->fb, i));
+	r->w[1] = r->w[2] = 0;
+}
+
+static void w_comdat(const side *s, uint32_t i, words *r)
+{
+	r->w[0] = pack(srank(s, U32(s, XP_T_COMDATS, i, XP_CD_PROC)),
+	               srank(s, U32(s, XP_T_COMDATS, i, XP_CD_OBJFILE)));
+	r->w[1] = r->w[2] = 0;
+}
+
+static inline void w_blockref(const side *s, uint32_t i, words *r)
+{
+	const unsigned char *p = xp_rec(s->fb, XP_T_BLOCKREFS, i);
+	r->w[0] = xp_get_le32(p + XP_BR_BLOCK);
+	r->w[1] = xp_get_le64(p + XP_BR_COUNT);
+	r->w[2] = pack(srank(s, xp_get_le32(p + XP_BR_PROC)),
+	               srank(s, xp_get_le32(p + XP_BR_OBJFILE)));
+}
+
+/* A value of a value profile record of type t: its count, whether it
+ * has a value, and the value's bits (of the int, the float, ...; a
+ * procedure's name and object file as ranks), as xp_fb_vpval() reads
+ * them. */
+static inline void w_vpval(const side *s, uint32_t i, xp_vptype t, words *r)
+{
+	const unsigned char *p = xp_rec(s->fb, XP_T_VPVALS, i);
+	uint64_t v = xp_get_le64(p + XP_VV_VALUE);
+	int has = (xp_get_le32(p + XP_VV_FLAGS) & XP_VVF_HAS_VALUE) != 0;
+
+	switch (t) {
+	case XP_VP_INT: v = (uint64_t)(int64_t)(int32_t)(uint32_t)v; break;
+	case XP_VP_LLONG: break;
+	case XP_VP_FLOAT: v = (uint32_t)v; break;
+	case XP_VP_DOUBLE: break;
+	case XP_VP_PROC:
+		v = pack(srank(s, (uint32_t)v), srank(s, (uint32_t)(v >> 32)));
+		break;
+	default: v = 0; break;
 	}
-	if (x->n != y->n)
-		return 0;
-	if (x->n == 0)
-		return 1;
-	blobkey *kx = malloc(x->n * sizeof *kx), *ky = malloc(y->n * sizeof *ky);
+	r->w[0] = xp_get_le64(p + XP_VV_COUNT);
+	r->w[1] = has;
+	r->w[2] = has ? v : 0;
+}
+
+static inline int words_eq(const words *x, const words *y)
+{
+	return x->w[0] == y->w[0] && x->w[1] == y->w[1] && x->w[2] == y->w[2];
+}
+
+/* A hash of a record; sums of them hash sets regardless of order. */
+static inline uint64_t words_hash(const words *x)
+{
+	return xp_mix64(x->w[0] * 0x9e3779b97f4a7c15u +
+	                x->w[1] * 0xc2b2ae3d27d4eb4fu +
+	                x->w[2] * 0x165667b19e3779f9u);
+}
+
+static int words_cmp(const void *x, const void *y)
+{
+	const words *a = x, *b = y;
+
+	for (int k = 0; k < MAXW; k++)
+		if (a->w[k] != b->w[k])
+			return a->w[k] < b->w[k] ? -1 : 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sets of records                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Sorts n records, in a buffer of the caller's that grows as needed. */
+static words *sorted_words(const side *s, words_fn get, uint32_t first,
+                           uint32_t n, words *buf)
+{
+	words *v = realloc(buf, ((size_t)n + 1) * sizeof *v);
+
+	if (v == NULL) {
+		free(buf);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		get(s, first + i, &v[i]);
+	xp_qsort(v, n, sizeof *v, words_cmp);
+	return v;
+}
+
+/*
+ * Are records [fa, fa + n) of side x the same multiset as [fb, fb + n)
+ * of y, given that they differ in order?  Sorts and compares them.
+ */
+static int set_exact(const side *x, const side *y, words_fn get, uint32_t fa,
+                     uint32_t fb, uint32_t n, xp_err *err)
+{
+	words *va = sorted_words(x, get, fa, n, NULL);
+	words *vb = va ? sorted_words(y, get, fb, n, NULL) : NULL;
 	int same = 1;
 
-	if (kx == NULL || ky == NULL) {
-		free(kx);
-		free(ky);
+	if (vb == NULL) {
+		free(va);
 		*err = XP_E_NOMEM;
 		return 0;
 	}
-	for (size_t i = 0; i < x->n; i++) {
-		kx[i] = (blobkey){x->data.p, x->refs[i]};
-		ky[i] = (blobkey){y->data.p, y->refs[i]};
-	}
-	xp_qsort(kx, x->n, sizeof *kx, blobkey_cmp);
-	xp_qsort(ky, y->n, sizeof *ky, blobkey_cmp);
-	for (size_t i = 0; i < x->n && same; i++)
-		if (blobkey_cmp(&kx[i], &ky[i]) != 0)
-			same = 0;
-	free(kx);
-	free(ky);
+	for (uint32_t i = 0; i < n && same; i++)
+		same = words_eq(&va[i], &vb[i]);
+	free(va);
+	free(vb);
 	return same;
 }
 
+/*
+ * Are the na records of x from fa the same multiset as the nb records of
+ * y from fb?  In order first; from the first difference on, by hash;
+ * exactly when the hashes agree.  Inlined so that get is known.
+ */
+static inline __attribute__((always_inline)) int
+set_same(const side *x, const side *y, words_fn get, uint32_t fa,
+         uint32_t na, uint32_t fb, uint32_t nb, xp_err *err)
+{
+	uint64_t ha = 0, hb = 0;
+	uint32_t i = 0;
+	words u, v;
+
+	if (na != nb)
+		return 0;
+	for (; i < na; i++) {
+		get(x, fa + i, &u);
+		get(y, fb + i, &v);
+		if (!words_eq(&u, &v))
+			break;
+	}
+	if (i == na)
+		return 1;
+	for (uint32_t j = i; j < na; j++) {
+		get(x, fa + j, &u);
+		get(y, fb + j, &v);
+		ha += words_hash(&u);
+		hb += words_hash(&v);
+	}
+	if (ha != hb)
+		return 0;
+	return set_exact(x, y, get, fa + i, fb + i, na - i, err);
+}
+
+/*
+ * A set of records that each hold a set of their own: the value profile
+ * records of a procedure (each with its values) or the lines of a source
+ * file (each with its block references).
+ */
+typedef struct {
+	const side *s;
+	xp_table outer;          /* XP_T_VPS or XP_T_SRCLINES */
+	uint32_t first, n;       /* the outer records */
+	uint32_t first_val, nvpv; /* XP_T_VPS: where the values start, and
+	                            how many each record has */
+} nest;
+
+/* Outer record k: its own words (with the number of its inner records)
+ * and the slice of its inner records. */
+static inline __attribute__((always_inline)) void
+nest_head(const nest *t, uint32_t k, words *h, uint32_t *first, uint32_t *n)
+{
+	const side *s = t->s;
+
+	if (t->outer == XP_T_VPS) {
+		const unsigned char *p = xp_rec(s->fb, XP_T_VPS, t->first + k);
+		h->w[0] = pack(xp_get_le32(p + XP_VP_EXPR),
+		               xp_get_le32(p + XP_VP_TYPE));
+		*first = t->first_val + k * t->nvpv;
+		*n = t->nvpv;
+	} else {
+		const unsigned char *p = xp_rec(s->fb, XP_T_SRCLINES, t->first + k);
+		h->w[0] = pack(xp_get_le32(p + XP_SL_LINE),
+		               xp_get_le32(p + XP_SL_COL));
+		*first = xp_get_le32(p + XP_SL_FREF);
+		*n = xp_get_le32(p + XP_SL_NREF);
+	}
+	h->w[1] = *n;
+	h->w[2] = 0;
+}
+
+/* Inner record i of an outer record whose words are h. */
+static inline __attribute__((always_inline)) void
+nest_item(const nest *t, const words *h, uint32_t i, words *r)
+{
+	if (t->outer == XP_T_VPS)
+		w_vpval(t->s, i, (xp_vptype)(h->w[0] >> 32), r);
+	else
+		w_blockref(t->s, i, r);
+}
+
+/* The sum of the hashes of outer records from on, each hashed with the
+ * sum of its inner records' hashes. */
+static uint64_t nest_hash(const nest *t, uint32_t from)
+{
+	uint64_t h = 0;
+
+	for (uint32_t k = from; k < t->n; k++) {
+		words hd, u;
+		uint32_t f, n;
+		uint64_t in = 0;
+
+		nest_head(t, k, &hd, &f, &n);
+		for (uint32_t j = 0; j < n; j++) {
+			nest_item(t, &hd, f + j, &u);
+			in += words_hash(&u);
+		}
+		hd.w[2] = in;
+		h += words_hash(&hd);
+	}
+	return h;
+}
+
+/* An outer record in canonical form: its words, then its inner records
+ * sorted, len records of base from off; qsort has no context argument in
+ * C11, so each key carries its base. */
+typedef struct {
+	const words *base;
+	size_t off, len;
+} wblob;
+
+static int wblob_cmp(const void *x, const void *y)
+{
+	const wblob *a = x, *b = y;
+	size_t n = a->len < b->len ? a->len : b->len;
+
+	for (size_t i = 0; i < n; i++) {
+		int c = words_cmp(&a->base[a->off + i], &b->base[b->off + i]);
+		if (c)
+			return c;
+	}
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+/* The outer records of t from on in canonical form, sorted: *v and *k
+ * (NULL when out of memory). */
+static void nest_canon(const nest *t, uint32_t from, words **v, wblob **k)
+{
+	size_t total = 0, at = 0;
+
+	for (uint32_t i = from; i < t->n; i++) {
+		words hd;
+		uint32_t f, n;
+		nest_head(t, i, &hd, &f, &n);
+		total += 1 + (size_t)n;
+	}
+	*v = malloc((total + 1) * sizeof **v);
+	*k = malloc(((size_t)(t->n - from) + 1) * sizeof **k);
+	if (*v == NULL || *k == NULL) {
+		free(*v);
+		free(*k);
+		*v = NULL;
+		*k = NULL;
+		return;
+	}
+	for (uint32_t i = from; i < t->n; i++) {
+		words *w = *v + at;
+		uint32_t f, n;
+
+		nest_head(t, i, &w[0], &f, &n);
+		for (uint32_t j = 0; j < n; j++)
+			nest_item(t, &w[0], f + j, &w[1 + j]);
+		xp_qsort(w + 1, n, sizeof *w, words_cmp);
+		(*k)[i - from] = (wblob){*v, at, 1 + (size_t)n};
+		at += 1 + (size_t)n;
+	}
+	xp_qsort(*k, t->n - from, sizeof **k, wblob_cmp);
+}
+
+/* Are the outer records of x and y from on the same multiset? */
+static int nest_exact(const nest *x, const nest *y, uint32_t from,
+                      xp_err *err)
+{
+	words *va, *vb;
+	wblob *ka, *kb;
+	int same = 1;
+
+	nest_canon(x, from, &va, &ka);
+	nest_canon(y, from, &vb, &kb);
+	if (va == NULL || vb == NULL) {
+		*err = XP_E_NOMEM;
+		same = 0;
+	}
+	for (uint32_t i = 0; same && i < x->n - from; i++)
+		same = wblob_cmp(&ka[i], &kb[i]) == 0;
+	XP_FREE(va, ka, vb, kb);
+	return same;
+}
+
+/* set_same() for sets of sets. */
+static int nest_same(const nest *x, const nest *y, xp_err *err)
+{
+	uint32_t k = 0;
+
+	if (x->n != y->n)
+		return 0;
+	for (; k < x->n; k++) {
+		words hx, hy, u, v;
+		uint32_t fx, nx, fy, ny, j = 0;
+
+		nest_head(x, k, &hx, &fx, &nx);
+		nest_head(y, k, &hy, &fy, &ny);
+		if (!words_eq(&hx, &hy))
+			break;
+		for (; j < nx; j++) {
+			nest_item(x, &hx, fx + j, &u);
+			nest_item(y, &hy, fy + j, &v);
+			if (!words_eq(&u, &v))
+				break;
+		}
+		if (j < nx)
+			break;
+	}
+	if (k == x->n)
+		return 1;
+	if (nest_hash(x, k) != nest_hash(y, k))
+		return 0;
+	return nest_exact(x, y, k, err);
+}
+
 /* ------------------------------------------------------------------ */
-/* Gathering a procedure's counters                                    */
+/* A procedure's counters                                              */
 /* ------------------------------------------------------------------ */
 
+/* Counter records sorted by id: a procedure's own records when they are
+ * (the usual case), a sorted copy otherwise. */
 typedef struct {
-	xp_counter *v;
-	size_t n, cap;
-} ctrvec;
+	const unsigned char *p;
+	uint32_t n;
+} cview;
+
+/* Room for sorted copies, reused from one procedure to the next. */
+typedef struct {
+	unsigned char *rec;
+	xp_counter *tmp;
+	size_t cap;
+} cbuf;
+
+#define CV_ID(v, j) xp_get_le32((v)->p + (size_t)(j) * XP_RS_COUNTER)
+#define CV_VAL(v, j) \
+	xp_get_le64((v)->p + (size_t)(j) * XP_RS_COUNTER + XP_CN_VALUE)
 
 static int ctr_cmp(const void *x, const void *y)
 {
@@ -250,56 +683,89 @@ static int ctr_cmp(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-/* The counters of procedure pr, sorted by id. */
-static xp_err gather_counters(const xp_fb *fb, const xp_proc *pr, ctrvec *cv)
+/* The counters of procedure proc of s, sorted by id. */
+static xp_err counters_of(const side *s, uint32_t proc, cbuf *b, cview *v)
 {
-	int sorted = 1;
+	uint32_t first = U32(s, XP_T_PROCS, proc, XP_PR_FCNT);
+	uint32_t i = 1;
 
-	if (pr->n_counters > cv->cap) {
-		xp_counter *v = realloc(cv->v, pr->n_counters * sizeof *v);
-		if (v == NULL)
+	v->n = U32(s, XP_T_PROCS, proc, XP_PR_NCNT);
+	v->p = xp_rec(s->fb, XP_T_COUNTERS, first);
+	while (i < v->n && CV_ID(v, i) > CV_ID(v, i - 1))
+		i++;
+	if (i >= v->n)
+		return XP_E_OK;
+	if (v->n > b->cap) {
+		unsigned char *r = realloc(b->rec, (size_t)v->n * XP_RS_COUNTER);
+		if (r != NULL)
+			b->rec = r;
+		xp_counter *t = realloc(b->tmp, (size_t)v->n * sizeof *t);
+		if (t != NULL)
+			b->tmp = t;
+		if (r == NULL || t == NULL)
 			return XP_E_NOMEM;
-		cv->v = v;
-		cv->cap = pr->n_counters;
+		b->cap = v->n;
 	}
-	cv->n = pr->n_counters;
-	for (uint32_t i = 0; i < pr->n_counters; i++) {
-		xp_fb_counter(fb, pr->first_counter + i, &cv->v[i]);
-		if (i > 0 && cv->v[i].id < cv->v[i - 1].id)
-			sorted = 0;
+	/* Ids are 1 to n, each once, in every profile the library makes:
+	 * each counter goes straight to its place.  Anything else is
+	 * sorted. */
+	for (i = 0; i < v->n; i++)
+		b->tmp[i].id = 0;
+	for (i = 0; i < v->n; i++) {
+		uint32_t id = CV_ID(v, i);
+		if (id == 0 || id > v->n || b->tmp[id - 1].id != 0)
+			break;
+		b->tmp[id - 1] = (xp_counter){id, CV_VAL(v, i)};
 	}
-	if (!sorted)
-		xp_qsort(cv->v, cv->n, sizeof *cv->v, ctr_cmp);
+	if (i < v->n) {
+		for (i = 0; i < v->n; i++)
+			b->tmp[i] = (xp_counter){CV_ID(v, i), CV_VAL(v, i)};
+		xp_qsort(b->tmp, v->n, sizeof *b->tmp, ctr_cmp);
+	}
+	for (i = 0; i < v->n; i++) {
+		xp_put_le32(b->rec + (size_t)i * XP_RS_COUNTER, b->tmp[i].id);
+		xp_put_le64(b->rec + (size_t)i * XP_RS_COUNTER + XP_CN_VALUE,
+		            b->tmp[i].value);
+	}
+	v->p = b->rec;
 	return XP_E_OK;
 }
 
+static void cbuf_free(cbuf *b)
+{
+	XP_FREE(b->rec, b->tmp);
+	memset(b, 0, sizeof *b);
+}
+
 /*
- * Runs the statements given for every counter id of either vector (both
+ * Runs the statements given for every counter id of either view (both
  * sorted by id), with id, va and vb (a missing value reads 0), has_a and
  * has_b in scope.
  */
 #define JOIN_COUNTERS(ca, cb, ...)                                       \
 	do {                                                             \
-		size_t ja_ = 0, jb_ = 0;                                 \
+		uint32_t ja_ = 0, jb_ = 0;                               \
 		while (ja_ < (ca)->n || jb_ < (cb)->n) {                 \
 			int has_a, has_b;                                \
 			uint32_t id;                                     \
 			uint64_t va = 0, vb = 0;                         \
+			uint32_t ida_ = ja_ < (ca)->n ? CV_ID(ca, ja_)   \
+			                              : UINT32_MAX;      \
+			uint32_t idb_ = jb_ < (cb)->n ? CV_ID(cb, jb_)   \
+			                              : UINT32_MAX;      \
 			if (jb_ >= (cb)->n ||                            \
-			    (ja_ < (ca)->n &&                            \
-			     (ca)->v[ja_].id < (cb)->v[jb_].id)) {       \
-				id = (ca)->v[ja_].id;                    \
-				va = (ca)->v[ja_++].value;               \
+			    (ja_ < (ca)->n && ida_ < idb_)) {            \
+				id = ida_;                               \
+				va = CV_VAL(ca, ja_++);                  \
 				has_a = 1, has_b = 0;                    \
-			} else if (ja_ >= (ca)->n ||                     \
-			           (cb)->v[jb_].id < (ca)->v[ja_].id) {  \
-				id = (cb)->v[jb_].id;                    \
-				vb = (cb)->v[jb_++].value;               \
+			} else if (ja_ >= (ca)->n || idb_ < ida_) {      \
+				id = idb_;                               \
+				vb = CV_VAL(cb, jb_++);                  \
 				has_a = 0, has_b = 1;                    \
 			} else {                                         \
-				id = (ca)->v[ja_].id;                    \
-				va = (ca)->v[ja_++].value;               \
-				vb = (cb)->v[jb_++].value;               \
+				id = ida_;                               \
+				va = CV_VAL(ca, ja_++);                  \
+				vb = CV_VAL(cb, jb_++);                  \
 				has_a = 1, has_b = 1;                    \
 			}                                                \
 			(void)id;                                        \
@@ -318,23 +784,24 @@ typedef struct {
 	uint32_t ia, ib;  /* record index in A, in B; UINT32_MAX if absent */
 	uint32_t of;      /* procedures: index of the object file entry */
 	int id_moved;     /* procedures: the proc_ids differ */
-	ovl o;
 } entry;
 
 struct xp_cmp {
-	const xp_fb *a, *b;
+	side a, b;
 	entry total;
 	entry *ofs;
 	size_t n_ofs;
+	/* The overlaps of the whole profile and of each object file. */
+	ovl o_total, *o_ofs;
 	entry *procs;
 	size_t n_procs;
 	xp_cmp_note *notes;
 	size_t n_notes, cap_notes;
-	/* Each tuple's source file after resolution, per side. */
-	xp_str *res_a, *res_b;
-	/* Scratch space reused from one procedure to the next. */
-	ctrvec ca, cb;
-	bloblist la, lb;
+	/* Scratch space reused from one procedure to the next: sorted
+	 * counters, and the values of the counter ids of either side. */
+	cbuf ba, bb;
+	uint64_t *va, *vb;
+	size_t vcap;
 };
 
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
@@ -347,200 +814,37 @@ static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
 	return XP_E_OK;
 }
 
-/*
- * Resolves the source file of every tuple: a tuple that names none takes
- * the previous tuple's within the same object file section.
- */
-static xp_err resolve_tuples(const xp_fb *fb, xp_str **out)
+/* The sort key of record i of the table that index idx orders: its
+ * path's rank, for a procedure its object file's path's and its name's. */
+static uint64_t key_of(const side *s, xp_table idx, uint32_t i)
 {
-	uint32_t nt = xp_fb_count(fb, XP_T_TUPLES);
-	xp_str *r = malloc((nt ? nt : 1) * sizeof *r);
-
-	if (r == NULL)
-		return XP_E_NOMEM;
-	for (uint32_t i = 0; i < nt; i++)
-		r[i] = XP_NOSTR;
-	for (uint32_t f = 0; f < xp_fb_count(fb, XP_T_OBJFILES); f++) {
-		xp_objfile of;
-		xp_str cur = XP_NOSTR;
-
-		xp_fb_objfile(fb, f, &of);
-		for (uint32_t p = 0; p < of.n_procs; p++) {
-			xp_proc pr;
-			xp_fb_proc(fb, of.first_proc + p, &pr);
-			for (uint32_t t = 0; t < pr.n_tuples; t++) {
-				xp_tuple tu;
-				xp_fb_tuple(fb, pr.first_tuple + t, &tu);
-				if (tu.srcfile != XP_NOSTR)
-					cur = tu.srcfile;
-				r[pr.first_tuple + t] = cur;
-			}
-		}
+	switch (idx) {
+	case XP_T_IDX_OBJFILES:
+		return pack(0, srank(s, U32(s, XP_T_OBJFILES, i, XP_OF_PATH)));
+	case XP_T_IDX_PROCS: {
+		uint32_t of = U32(s, XP_T_PROCS, i, XP_PR_OBJFILE);
+		return pack(srank(s, U32(s, XP_T_PROCS, i, XP_PR_NAME)),
+		            srank(s, U32(s, XP_T_OBJFILES, of, XP_OF_PATH)));
 	}
-	*out = r;
-	return XP_E_OK;
-}
-
-/* Stats as blobs: a multiset of (kind, value). */
-static void blob_stats(bloblist *l, const xp_fb *fb, uint32_t first,
-                       uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		xp_stat st;
-		xp_fb_stat(fb, first + i, &st);
-		bl_begin(l);
-		bl_u32(l, (uint32_t)st.kind);
-		bl_u64(l, st.value);
-		bl_end(l);
+	case XP_T_IDX_PROGRAMS:
+		return pack(0, srank(s, U32(s, XP_T_PROGRAMS, i, XP_PG_PATH)));
+	default:
+		return pack(0, srank(s, U32(s, XP_T_SRCFILES, i, XP_SF_PATH)));
 	}
 }
-
-/* Value profile records: each one with its values as a sorted set inside
- * the record's blob. */
-static xp_err blob_vps(bloblist *l, const xp_fb *fb, const xp_proc *pr,
-                       uint32_t nvpv)
-{
-	bloblist vals;
-	xp_err err = XP_E_OK;
-
-	memset(&vals, 0, sizeof vals);
-	for (uint32_t i = 0; i < pr->n_vps && err == XP_E_OK; i++) {
-		xp_vp vp;
-		xp_fb_vp(fb, pr->first_vp + i, &vp);
-		bl_reset(&vals);
-		for (uint32_t j = 0; j < nvpv; j++) {
-			xp_vpval v;
-			uint64_t raw = 0;
-
-			xp_fb_vpval(fb, pr->first_vpval + i * nvpv + j, vp.type,
-			            &v);
-			bl_begin(&vals);
-			bl_u64(&vals, v.count);
-			bl_u32(&vals, (uint32_t)(v.has_value != 0));
-			if (v.has_value) {
-				switch (vp.type) {
-				case XP_VP_INT: raw = (uint64_t)(int64_t)v.v.i; break;
-				case XP_VP_LLONG: raw = (uint64_t)v.v.ll; break;
-				case XP_VP_FLOAT: {
-					uint32_t w;
-					memcpy(&w, &v.v.f, 4);
-					raw = w;
-					break;
-				}
-				case XP_VP_DOUBLE: memcpy(&raw, &v.v.d, 8); break;
-				case XP_VP_PROC:
-					bl_str(&vals, fb, v.v.proc.name);
-					bl_str(&vals, fb, v.v.proc.objfile);
-					break;
-				}
-				bl_u64(&vals, raw);
-			}
-			bl_end(&vals);
-		}
-		if (vals.err != XP_E_OK) {
-			err = XP_E_NOMEM;
-			break;
-		}
-		/* Sort the values so that the record's blob is canonical. */
-		blobkey *k = malloc((vals.n ? vals.n : 1) * sizeof *k);
-		if (k == NULL) {
-			err = XP_E_NOMEM;
-			break;
-		}
-		for (size_t j = 0; j < vals.n; j++)
-			k[j] = (blobkey){vals.data.p, vals.refs[j]};
-		xp_qsort(k, vals.n, sizeof *k, blobkey_cmp);
-		bl_begin(l);
-		bl_u32(l, vp.expr_id);
-		bl_u32(l, (uint32_t)vp.type);
-		for (size_t j = 0; j < vals.n; j++) {
-			bl_u64(l, k[j].r.len);
-			bl_put(l, vals.data.p + k[j].r.off, k[j].r.len);
-		}
-		bl_end(l);
-		free(k);
-	}
-	bl_free(&vals);
-	return err;
-}
-
-/* Blocks, edges and tuples: all keyed by id, so a set of blobs each. */
-static void blob_structure(bloblist *l, const xp_fb *fb, const xp_proc *pr,
-                           const xp_str *res)
-{
-	for (uint32_t i = 0; i < pr->n_blocks; i++) {
-		xp_block b;
-		xp_fb_block(fb, pr->first_block + i, &b);
-		bl_begin(l);
-		bl_u32(l, 1);
-		bl_u32(l, b.id);
-		bl_u32(l, b.counter);
-		bl_end(l);
-	}
-	for (uint32_t i = 0; i < pr->n_edges; i++) {
-		xp_edge e;
-		xp_fb_edge(fb, pr->first_edge + i, &e);
-		bl_begin(l);
-		bl_u32(l, 2);
-		bl_u32(l, e.id);
-		bl_u32(l, e.counter);
-		bl_u32(l, e.from);
-		bl_u32(l, e.to);
-		bl_end(l);
-	}
-	for (uint32_t i = 0; i < pr->n_tuples; i++) {
-		xp_tuple t;
-		xp_fb_tuple(fb, pr->first_tuple + i, &t);
-		bl_begin(l);
-		bl_u32(l, 3);
-		bl_u32(l, t.id);
-		bl_u32(l, t.block);
-		bl_u32(l, t.line);
-		bl_u32(l, t.col);
-		bl_str(l, fb, res[pr->first_tuple + i]);
-		bl_end(l);
-	}
-}
-
-static int strcmp_of(const xp_fb *fb, uint32_t i, const xp_fb *gb, uint32_t j)
-{
-	xp_objfile x, y;
-	xp_fb_objfile(fb, i, &x);
-	xp_fb_objfile(gb, j, &y);
-	return strcmp(xp_fb_str(fb, x.path), xp_fb_str(gb, y.path));
-}
-
-static int strcmp_proc(const xp_fb *fb, uint32_t i, const xp_fb *gb,
-                       uint32_t j)
-{
-	xp_proc x, y;
-	xp_objfile ox, oy;
-	int r;
-
-	xp_fb_proc(fb, i, &x);
-	xp_fb_proc(gb, j, &y);
-	xp_fb_objfile(fb, x.objfile, &ox);
-	xp_fb_objfile(gb, y.objfile, &oy);
-	r = strcmp(xp_fb_str(fb, ox.path), xp_fb_str(gb, oy.path));
-	if (r)
-		return r;
-	return strcmp(xp_fb_str(fb, x.name), xp_fb_str(gb, y.name));
-}
-
-/*
- * Walks two sorted indexes side by side; cmp compares record i of A with
- * record j of B.  Calls pair(ia, ib) with UINT32_MAX for a missing side.
- */
-typedef int (*keycmp)(const xp_fb *, uint32_t, const xp_fb *, uint32_t);
 
 typedef struct {
 	uint32_t ia, ib;
 } pairidx;
 
-static xp_err join_index(const xp_fb *a, const xp_fb *b, xp_table idx,
-                         keycmp cmp, pairidx **out, size_t *n)
+/*
+ * Walks two sorted indexes side by side: the pairs of records with the
+ * same key, UINT32_MAX for a missing side.
+ */
+static xp_err join_index(const xp_cmp *c, xp_table idx, pairidx **out,
+                         size_t *n)
 {
-	uint32_t na = xp_fb_count(a, idx), nb = xp_fb_count(b, idx);
+	uint32_t na = xp_fb_count(c->a.fb, idx), nb = xp_fb_count(c->b.fb, idx);
 	uint32_t i = 0, j = 0;
 	size_t k = 0;
 	pairidx *p = malloc(((size_t)na + nb + 1) * sizeof *p);
@@ -548,9 +852,11 @@ static xp_err join_index(const xp_fb *a, const xp_fb *b, xp_table idx,
 	if (p == NULL)
 		return XP_E_NOMEM;
 	while (i < na || j < nb) {
-		uint32_t x = i < na ? xp_fb_index(a, idx, i) : 0;
-		uint32_t y = j < nb ? xp_fb_index(b, idx, j) : 0;
-		int r = i >= na ? 1 : j >= nb ? -1 : cmp(a, x, b, y);
+		uint32_t x = i < na ? xp_fb_index(c->a.fb, idx, i) : 0;
+		uint32_t y = j < nb ? xp_fb_index(c->b.fb, idx, j) : 0;
+		uint64_t kx = i < na ? key_of(&c->a, idx, x) : 0;
+		uint64_t ky = j < nb ? key_of(&c->b, idx, y) : 0;
+		int r = i >= na ? 1 : j >= nb ? -1 : (kx > ky) - (kx < ky);
 
 		if (r < 0) {
 			p[k++] = (pairidx){x, UINT32_MAX};
@@ -569,137 +875,151 @@ static xp_err join_index(const xp_fb *a, const xp_fb *b, xp_table idx,
 	return XP_E_OK;
 }
 
+/* Are the stats of two records (first_stat at field f, n_stats after
+ * it) the same multiset? */
+static int stats_same(const xp_cmp *c, const unsigned char *x,
+                      const unsigned char *y, unsigned f, xp_err *err)
+{
+	return set_same(&c->a, &c->b, w_stat, xp_get_le32(x + f),
+	                xp_get_le32(x + f + 4), xp_get_le32(y + f),
+	                xp_get_le32(y + f + 4), err);
+}
+
 static xp_err compare_objfiles(xp_cmp *c, uint32_t **map_a, uint32_t **map_b)
 {
 	pairidx *p;
 	size_t n;
-	xp_err err = join_index(c->a, c->b, XP_T_IDX_OBJFILES, strcmp_of, &p,
-	                        &n);
-	uint32_t nfa = xp_fb_count(c->a, XP_T_OBJFILES);
-	uint32_t nfb = xp_fb_count(c->b, XP_T_OBJFILES);
+	xp_err err = join_index(c, XP_T_IDX_OBJFILES, &p, &n);
+	uint32_t nfa = xp_fb_count(c->a.fb, XP_T_OBJFILES);
+	uint32_t nfb = xp_fb_count(c->b.fb, XP_T_OBJFILES);
 
 	if (err != XP_E_OK)
 		return err;
 	c->ofs = calloc(n ? n : 1, sizeof *c->ofs);
+	c->o_ofs = calloc(n ? n : 1, sizeof *c->o_ofs);
 	*map_a = malloc((nfa ? nfa : 1) * sizeof **map_a);
 	*map_b = malloc((nfb ? nfb : 1) * sizeof **map_b);
-	if (c->ofs == NULL || *map_a == NULL || *map_b == NULL) {
+	if (c->ofs == NULL || c->o_ofs == NULL || *map_a == NULL ||
+	    *map_b == NULL) {
 		free(p);
 		return XP_E_NOMEM;
 	}
 	c->n_ofs = n;
 	for (size_t k = 0; k < n && err == XP_E_OK; k++) {
 		entry *e = &c->ofs[k];
-		xp_objfile x, y;
+		const unsigned char *x = NULL, *y = NULL;
 
-		memset(&x, 0, sizeof x);
-		memset(&y, 0, sizeof y);
 		e->ia = p[k].ia;
 		e->ib = p[k].ib;
 		if (e->ia != UINT32_MAX) {
-			xp_fb_objfile(c->a, e->ia, &x);
+			x = xp_rec(c->a.fb, XP_T_OBJFILES, e->ia);
 			(*map_a)[e->ia] = (uint32_t)k;
 			e->pub.in_a = 1;
-			e->pub.sig_a = x.signature;
-			e->pub.objfile = xp_fb_str(c->a, x.path);
+			e->pub.sig_a = xp_get_le64(x + XP_OF_SIG);
+			e->pub.objfile = xp_fb_str(c->a.fb,
+			                           xp_get_le32(x + XP_OF_PATH));
 		}
 		if (e->ib != UINT32_MAX) {
-			xp_fb_objfile(c->b, e->ib, &y);
+			y = xp_rec(c->b.fb, XP_T_OBJFILES, e->ib);
 			(*map_b)[e->ib] = (uint32_t)k;
 			e->pub.in_b = 1;
-			e->pub.sig_b = y.signature;
+			e->pub.sig_b = xp_get_le64(y + XP_OF_SIG);
 			if (!e->pub.in_a)
-				e->pub.objfile = xp_fb_str(c->b, y.path);
+				e->pub.objfile = xp_fb_str(
+				    c->b.fb, xp_get_le32(y + XP_OF_PATH));
 		}
 		if (!e->pub.in_a || !e->pub.in_b)
 			continue;
-		if (x.signature != y.signature)
+		if (e->pub.sig_a != e->pub.sig_b)
 			e->pub.diff |= XP_CMP_SIGNATURE;
-		if (x.tv_sec != y.tv_sec || x.tv_usec != y.tv_usec ||
-		    x.n_values_per_vp != y.n_values_per_vp ||
-		    x.n_srcfile_names != y.n_srcfile_names)
+		for (unsigned f = XP_OF_TVSEC; f <= XP_OF_NVPV; f += 4)
+			if (xp_get_le32(x + f) != xp_get_le32(y + f))
+				e->pub.diff |= XP_CMP_FIELDS;
+		if (xp_get_le32(x + XP_OF_NSFN) != xp_get_le32(y + XP_OF_NSFN))
 			e->pub.diff |= XP_CMP_FIELDS;
-		bl_reset(&c->la);
-		bl_reset(&c->lb);
-		blob_stats(&c->la, c->a, x.first_stat, x.n_stats);
-		blob_stats(&c->lb, c->b, y.first_stat, y.n_stats);
-		if (!bl_same(&c->la, &c->lb, &err))
+		if (!stats_same(c, x, y, XP_OF_FSTAT, &err))
 			e->pub.diff |= XP_CMP_STATS;
 	}
 	free(p);
 	return err;
 }
 
-/* Compares what two versions of a procedure hold besides counters. */
-static xp_err compare_proc_records(xp_cmp *c, entry *e, const xp_proc *x,
-                                   const xp_proc *y)
+/* The value profile records of a procedure (its PROCS record r) as a
+ * set of sets. */
+static nest vps_of(const side *s, const unsigned char *r)
 {
-	xp_err err = XP_E_OK;
-	xp_objfile ox, oy;
+	uint32_t of = xp_get_le32(r + XP_PR_OBJFILE);
 
-	if (x->signature != y->signature)
+	return (nest){s, XP_T_VPS, xp_get_le32(r + XP_PR_FVP),
+	              xp_get_le32(r + XP_PR_NVP),
+	              xp_get_le32(r + XP_PR_FVPVAL),
+	              U32(s, XP_T_OBJFILES, of, XP_OF_NVPV)};
+}
+
+/* Do two procedures have the same blocks, edges and tuples? */
+static int structure_same(xp_cmp *c, const unsigned char *x,
+                          const unsigned char *y, xp_err *err)
+{
+	const side *a = &c->a, *b = &c->b;
+
+	if ((a->res == NULL && (*err = resolve_tuples(&c->a)) != XP_E_OK) ||
+	    (b->res == NULL && (*err = resolve_tuples(&c->b)) != XP_E_OK))
+		return 0;
+	return set_same(a, b, w_block, SLICE(x, XP_PR_FBLK, XP_PR_NBLK),
+	                SLICE(y, XP_PR_FBLK, XP_PR_NBLK), err) &&
+	       set_same(a, b, w_edge, SLICE(x, XP_PR_FEDGE, XP_PR_NEDGE),
+	                SLICE(y, XP_PR_FEDGE, XP_PR_NEDGE), err) &&
+	       set_same(a, b, w_tuple, SLICE(x, XP_PR_FTUP, XP_PR_NTUP),
+	                SLICE(y, XP_PR_FTUP, XP_PR_NTUP), err);
+}
+
+/* Compares what two versions of a procedure hold besides counters. */
+static xp_err compare_proc_records(xp_cmp *c, entry *e, uint32_t pa,
+                                   uint32_t pb)
+{
+	const unsigned char *x = xp_rec(c->a.fb, XP_T_PROCS, pa);
+	const unsigned char *y = xp_rec(c->b.fb, XP_T_PROCS, pb);
+	xp_err err = XP_E_OK;
+
+	if (xp_get_le64(x + XP_PR_SIG) != xp_get_le64(y + XP_PR_SIG))
 		e->pub.diff |= XP_CMP_SIGNATURE;
 	/* A different proc_id counts only where the object file has the
 	 * same procedures on both sides (compare_procs): otherwise the ids
 	 * moved with the procedures added or removed. */
-	e->id_moved = x->proc_id != y->proc_id;
-	if (x->n_vp_sites != y->n_vp_sites ||
-	    x->n_srcmap_ops != y->n_srcmap_ops)
+	e->id_moved = xp_get_le32(x + XP_PR_ID) != xp_get_le32(y + XP_PR_ID);
+	if (xp_get_le32(x + XP_PR_NVPSITES) != xp_get_le32(y + XP_PR_NVPSITES) ||
+	    xp_get_le32(x + XP_PR_NSRCMAP) != xp_get_le32(y + XP_PR_NSRCMAP))
 		e->pub.diff |= XP_CMP_FIELDS;
-	bl_reset(&c->la);
-	bl_reset(&c->lb);
-	blob_stats(&c->la, c->a, x->first_stat, x->n_stats);
-	blob_stats(&c->lb, c->b, y->first_stat, y->n_stats);
-	if (!bl_same(&c->la, &c->lb, &err))
+	if (!stats_same(c, x, y, XP_PR_FSTAT, &err))
 		e->pub.diff |= XP_CMP_STATS;
-	if (err != XP_E_OK)
-		return err;
-	xp_fb_objfile(c->a, x->objfile, &ox);
-	xp_fb_objfile(c->b, y->objfile, &oy);
-	bl_reset(&c->la);
-	bl_reset(&c->lb);
-	if ((err = blob_vps(&c->la, c->a, x, ox.n_values_per_vp)) != XP_E_OK ||
-	    (err = blob_vps(&c->lb, c->b, y, oy.n_values_per_vp)) != XP_E_OK)
-		return err;
-	if (!bl_same(&c->la, &c->lb, &err))
+	nest vx = vps_of(&c->a, x), vy = vps_of(&c->b, y);
+	if (err == XP_E_OK && !nest_same(&vx, &vy, &err))
 		e->pub.diff |= XP_CMP_VALUES;
-	if (err != XP_E_OK)
-		return err;
-	bl_reset(&c->la);
-	bl_reset(&c->lb);
-	blob_structure(&c->la, c->a, x, c->res_a);
-	blob_structure(&c->lb, c->b, y, c->res_b);
-	if (!bl_same(&c->la, &c->lb, &err))
+	if (err == XP_E_OK && !structure_same(c, x, y, &err))
 		e->pub.diff |= XP_CMP_STRUCTURE;
 	return err;
 }
 
-/* Loads the counters of an entry's two sides into c->ca and c->cb. */
-static xp_err load_counters(xp_cmp *c, const entry *e)
+/* Loads the counters of an entry's two sides into va and vb. */
+static xp_err load_counters(xp_cmp *c, const entry *e, cview *va,
+                            cview *vb)
 {
-	xp_proc pr;
 	xp_err err;
 
-	c->ca.n = c->cb.n = 0;
-	if (e->ia != UINT32_MAX) {
-		xp_fb_proc(c->a, e->ia, &pr);
-		if ((err = gather_counters(c->a, &pr, &c->ca)) != XP_E_OK)
-			return err;
-	}
-	if (e->ib != UINT32_MAX) {
-		xp_fb_proc(c->b, e->ib, &pr);
-		if ((err = gather_counters(c->b, &pr, &c->cb)) != XP_E_OK)
-			return err;
-	}
+	va->n = vb->n = 0;
+	if (e->ia != UINT32_MAX &&
+	    (err = counters_of(&c->a, e->ia, &c->ba, va)) != XP_E_OK)
+		return err;
+	if (e->ib != UINT32_MAX &&
+	    (err = counters_of(&c->b, e->ib, &c->bb, vb)) != XP_E_OK)
+		return err;
 	return XP_E_OK;
 }
 
-static void add_counts(entry *to, const entry *from)
+/* Adds the counter figures and difference bits of from into to; sums
+ * are added up on their own (sum_objfiles). */
+static void add_figures(entry *to, const entry *from)
 {
-	u128_add(&to->o.sa, from->o.sa.lo);
-	to->o.sa.hi += from->o.sa.hi;
-	u128_add(&to->o.sb, from->o.sb.lo);
-	to->o.sb.hi += from->o.sb.hi;
 	to->pub.n_counters_a += from->pub.n_counters_a;
 	to->pub.n_counters_b += from->pub.n_counters_b;
 	to->pub.n_matched += from->pub.n_matched;
@@ -707,12 +1027,138 @@ static void add_counts(entry *to, const entry *from)
 	to->pub.diff |= from->pub.diff;
 }
 
+/* The sum of the counts of procedures [first, first + n) of s, read in
+ * the order they are stored. */
+static u128 sum_procs(const side *s, uint32_t first, uint32_t n)
+{
+	u128 sum = {0, 0};
+
+	for (uint32_t p = first; p < first + n; p++) {
+		const unsigned char *r = xp_rec(s->fb, XP_T_PROCS, p);
+		cview v = {xp_rec(s->fb, XP_T_COUNTERS, xp_get_le32(r + XP_PR_FCNT)),
+		           xp_get_le32(r + XP_PR_NCNT)};
+
+		for (uint32_t i = 0; i < v.n; i++)
+			u128_add(&sum, CV_VAL(&v, i));
+	}
+	return sum;
+}
+
+/* Sums the counts of the whole profile and starts its overlap. */
+static void start_total(xp_cmp *c)
+{
+	c->o_total.sa = sum_procs(&c->a, 0, xp_fb_count(c->a.fb, XP_T_PROCS));
+	c->o_total.sb = sum_procs(&c->b, 0, xp_fb_count(c->b.fb, XP_T_PROCS));
+	c->total.pub.sum_a = u128_sat(c->o_total.sa);
+	c->total.pub.sum_b = u128_sat(c->o_total.sb);
+	ovl_start(&c->o_total);
+}
+
+/*
+ * Sums the counts of object file entry k and starts its overlap, before
+ * the first of its procedures.  Its procedures lie side by side in the
+ * tables, so this reads them in one sweep, and the comparison of each,
+ * in name order, finds them in the cache.
+ */
+static void start_objfile(xp_cmp *c, uint32_t k)
+{
+	entry *f = &c->ofs[k];
+	ovl *o = &c->o_ofs[k];
+
+	if (f->ia != UINT32_MAX)
+		o->sa = sum_procs(&c->a, U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC),
+		                  U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC));
+	if (f->ib != UINT32_MAX)
+		o->sb = sum_procs(&c->b, U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_FPROC),
+		                  U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_NPROC));
+	f->pub.sum_a = u128_sat(o->sa);
+	f->pub.sum_b = u128_sat(o->sb);
+	ovl_start(o);
+}
+
+/* Fills the names of a procedure entry and its object file's entry. */
+static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
+                       const uint32_t *map_b)
+{
+	if (e->ia != UINT32_MAX) {
+		const unsigned char *x = xp_rec(c->a.fb, XP_T_PROCS, e->ia);
+		uint32_t of = xp_get_le32(x + XP_PR_OBJFILE);
+		e->pub.in_a = 1;
+		e->pub.sig_a = xp_get_le64(x + XP_PR_SIG);
+		e->pub.name = xp_fb_str(c->a.fb, xp_get_le32(x + XP_PR_NAME));
+		e->pub.objfile = xp_fb_str(c->a.fb,
+		                           U32(&c->a, XP_T_OBJFILES, of, XP_OF_PATH));
+		e->of = map_a[of];
+	}
+	if (e->ib != UINT32_MAX) {
+		const unsigned char *y = xp_rec(c->b.fb, XP_T_PROCS, e->ib);
+		uint32_t of = xp_get_le32(y + XP_PR_OBJFILE);
+		e->pub.in_b = 1;
+		e->pub.sig_b = xp_get_le64(y + XP_PR_SIG);
+		if (!e->pub.in_a) {
+			e->pub.name = xp_fb_str(c->b.fb,
+			                        xp_get_le32(y + XP_PR_NAME));
+			e->pub.objfile = xp_fb_str(
+			    c->b.fb, U32(&c->b, XP_T_OBJFILES, of, XP_OF_PATH));
+		}
+		e->of = map_b[of];
+	}
+}
+
+/*
+ * Joins a procedure's counters on both sides: the values of every id of
+ * either side in c->va and c->vb (0 for a missing side), their number in
+ * *m, the figures of e, and the sums in o, whose overlap it starts.
+ */
+static xp_err join_values(xp_cmp *c, const cview *ca, const cview *cb,
+                          entry *e, ovl *o, size_t *m)
+{
+	size_t k = 0;
+
+	if ((size_t)ca->n + cb->n > c->vcap) {
+		size_t cap = (size_t)ca->n + cb->n;
+		uint64_t *va = realloc(c->va, cap * sizeof *va);
+		if (va != NULL)
+			c->va = va;
+		uint64_t *vb = realloc(c->vb, cap * sizeof *vb);
+		if (vb != NULL)
+			c->vb = vb;
+		if (va == NULL || vb == NULL)
+			return XP_E_NOMEM;
+		c->vcap = cap;
+	}
+	memset(o, 0, sizeof *o);
+	JOIN_COUNTERS(ca, cb, {
+		u128_add(&o->sa, va);
+		u128_add(&o->sb, vb);
+		if (has_a && has_b) {
+			e->pub.n_matched++;
+			e->pub.n_differ += va != vb;
+		}
+		c->va[k] = va;
+		c->vb[k++] = vb;
+	});
+	ovl_start(o);
+	e->pub.sum_a = u128_sat(o->sa);
+	e->pub.sum_b = u128_sat(o->sb);
+	e->pub.n_counters_a = ca->n;
+	e->pub.n_counters_b = cb->n;
+	*m = k;
+	return XP_E_OK;
+}
+
+/*
+ * The pass over the procedures: match, sum, compare, and add every
+ * counter's share to the overlaps of its procedure, its object file and
+ * the whole profile (in this order of procedures and counters, which the
+ * rounding of the sums depends on).
+ */
 static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
                             const uint32_t *map_b)
 {
 	pairidx *p;
 	size_t n;
-	xp_err err = join_index(c->a, c->b, XP_T_IDX_PROCS, strcmp_proc, &p, &n);
+	xp_err err = join_index(c, XP_T_IDX_PROCS, &p, &n);
 
 	if (err != XP_E_OK)
 		return err;
@@ -722,66 +1168,44 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 		return XP_E_NOMEM;
 	}
 	c->n_procs = n;
-	/* First pass: match, sum, and compare everything but the overlap. */
 	for (size_t k = 0; k < n && err == XP_E_OK; k++) {
 		entry *e = &c->procs[k];
-		xp_proc x, y;
-		xp_objfile of;
+		cview ca, cb;
+		ovl o;
+		size_t m;
 
-		memset(&x, 0, sizeof x);
-		memset(&y, 0, sizeof y);
 		e->ia = p[k].ia;
 		e->ib = p[k].ib;
-		if (e->ia != UINT32_MAX) {
-			xp_fb_proc(c->a, e->ia, &x);
-			xp_fb_objfile(c->a, x.objfile, &of);
-			e->pub.in_a = 1;
-			e->pub.sig_a = x.signature;
-			e->pub.name = xp_fb_str(c->a, x.name);
-			e->pub.objfile = xp_fb_str(c->a, of.path);
-			e->of = map_a[x.objfile];
-		}
-		if (e->ib != UINT32_MAX) {
-			xp_fb_proc(c->b, e->ib, &y);
-			xp_fb_objfile(c->b, y.objfile, &of);
-			e->pub.in_b = 1;
-			e->pub.sig_b = y.signature;
-			if (!e->pub.in_a) {
-				e->pub.name = xp_fb_str(c->b, y.name);
-				e->pub.objfile = xp_fb_str(c->b, of.path);
-			}
-			e->of = map_b[y.objfile];
-		}
-		if ((err = load_counters(c, e)) != XP_E_OK)
+		proc_names(c, e, map_a, map_b);
+		if (k == 0 || e->of != e[-1].of)
+			start_objfile(c, e->of);
+		if ((err = load_counters(c, e, &ca, &cb)) != XP_E_OK)
 			break;
-		e->pub.n_counters_a = c->ca.n;
-		e->pub.n_counters_b = c->cb.n;
-		JOIN_COUNTERS(&c->ca, &c->cb, {
-			u128_add(&e->o.sa, va);
-			u128_add(&e->o.sb, vb);
-			if (has_a && has_b) {
-				e->pub.n_matched++;
-				if (va != vb)
-					e->pub.n_differ++;
-			}
-		});
+		if ((err = join_values(c, &ca, &cb, e, &o, &m)) != XP_E_OK)
+			break;
+		ovl_add(&o, c->va, c->vb, m);
+		ovl_add(&c->o_ofs[e->of], c->va, c->vb, m);
+		ovl_add(&c->o_total, c->va, c->vb, m);
+		e->pub.overlap = ovl_result(&o);
 		if (e->pub.in_a && e->pub.in_b) {
-			if (e->pub.n_differ != 0 ||
-			    e->pub.n_matched != c->ca.n ||
-			    e->pub.n_matched != c->cb.n)
+			if (e->pub.n_differ != 0 || e->pub.n_matched != ca.n ||
+			    e->pub.n_matched != cb.n)
 				e->pub.diff |= XP_CMP_COUNTERS;
-			err = compare_proc_records(c, e, &x, &y);
+			err = compare_proc_records(c, e, e->ia, e->ib);
 		}
-		e->pub.sum_a = u128_sat(e->o.sa);
-		e->pub.sum_b = u128_sat(e->o.sb);
-		add_counts(&c->ofs[e->of], e);
+		add_figures(&c->ofs[e->of], e);
 		if (!e->pub.in_a || !e->pub.in_b)
 			c->ofs[e->of].pub.diff |= XP_CMP_PROCS;
 	}
 	free(p);
-	if (err != XP_E_OK)
-		return err;
-	for (size_t k = 0; k < n; k++) {
+	return err;
+}
+
+/* What is left once every procedure is compared: the proc_ids that
+ * count, the overlaps of the object files and the totals. */
+static void finish(xp_cmp *c)
+{
+	for (size_t k = 0; k < c->n_procs; k++) {
 		entry *e = &c->procs[k];
 		if (e->id_moved && !(c->ofs[e->of].pub.diff & XP_CMP_PROCS)) {
 			e->pub.diff |= XP_CMP_FIELDS;
@@ -790,171 +1214,84 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 	}
 	for (size_t k = 0; k < c->n_ofs; k++) {
 		entry *f = &c->ofs[k];
-		f->pub.sum_a = u128_sat(f->o.sa);
-		f->pub.sum_b = u128_sat(f->o.sb);
-		add_counts(&c->total, f);
-		ovl_start(&f->o);
+		f->pub.overlap = ovl_result(&c->o_ofs[k]);
+		add_figures(&c->total, f);
+		if (!f->pub.in_a || !f->pub.in_b)
+			c->total.pub.diff |= XP_CMP_PROCS;
 	}
-	c->total.pub.sum_a = u128_sat(c->total.o.sa);
-	c->total.pub.sum_b = u128_sat(c->total.o.sb);
-	ovl_start(&c->total.o);
-	/* Second pass: the overlaps, now that every sum is known. */
-	for (size_t k = 0; k < n; k++) {
-		entry *e = &c->procs[k];
-		entry *f = &c->ofs[e->of];
-
-		if ((err = load_counters(c, e)) != XP_E_OK)
-			return err;
-		ovl_start(&e->o);
-		JOIN_COUNTERS(&c->ca, &c->cb, {
-			ovl_pair(&e->o, va, vb);
-			ovl_pair(&f->o, va, vb);
-			ovl_pair(&c->total.o, va, vb);
-		});
-		e->pub.overlap = ovl_result(&e->o);
-	}
-	for (size_t k = 0; k < c->n_ofs; k++)
-		c->ofs[k].pub.overlap = ovl_result(&c->ofs[k].o);
-	c->total.pub.overlap = ovl_result(&c->total.o);
-	return XP_E_OK;
+	c->total.pub.overlap = ovl_result(&c->o_total);
 }
 
-static int strcmp_program(const xp_fb *fb, uint32_t i, const xp_fb *gb,
-                          uint32_t j)
+/* Do programs ia of A and ib of B hold the same stats, object file
+ * references and COMDAT procedures? */
+static int program_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
+                        xp_err *err)
 {
-	xp_program x, y;
-	xp_fb_program(fb, i, &x);
-	xp_fb_program(gb, j, &y);
-	return strcmp(xp_fb_str(fb, x.path), xp_fb_str(gb, y.path));
+	const unsigned char *x = xp_rec(c->a.fb, XP_T_PROGRAMS, ia);
+	const unsigned char *y = xp_rec(c->b.fb, XP_T_PROGRAMS, ib);
+
+	return stats_same(c, x, y, XP_PG_FSTAT, err) &&
+	       set_same(&c->a, &c->b, w_objref,
+	                SLICE(x, XP_PG_FOBJREF, XP_PG_NOBJREF),
+	                SLICE(y, XP_PG_FOBJREF, XP_PG_NOBJREF), err) &&
+	       set_same(&c->a, &c->b, w_comdat,
+	                SLICE(x, XP_PG_FCOMDAT, XP_PG_NCOMDAT),
+	                SLICE(y, XP_PG_FCOMDAT, XP_PG_NCOMDAT), err);
 }
 
-static int strcmp_srcfile(const xp_fb *fb, uint32_t i, const xp_fb *gb,
-                          uint32_t j)
+/* Do source files ia of A and ib of B hold the same lines? */
+static int srcfile_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
+                        xp_err *err)
 {
-	xp_srcfile x, y;
-	xp_fb_srcfile(fb, i, &x);
-	xp_fb_srcfile(gb, j, &y);
-	return strcmp(xp_fb_str(fb, x.path), xp_fb_str(gb, y.path));
+	nest x = {&c->a, XP_T_SRCLINES, U32(&c->a, XP_T_SRCFILES, ia, XP_SF_FLINE),
+	          U32(&c->a, XP_T_SRCFILES, ia, XP_SF_NLINE), 0, 0};
+	nest y = {&c->b, XP_T_SRCLINES, U32(&c->b, XP_T_SRCFILES, ib, XP_SF_FLINE),
+	          U32(&c->b, XP_T_SRCFILES, ib, XP_SF_NLINE), 0, 0};
+
+	return nest_same(&x, &y, err);
 }
 
-static void blob_program(bloblist *l, const xp_fb *fb, const xp_program *pg)
+/* Programs (idx XP_T_IDX_PROGRAMS) or source files: a note for each one
+ * that differs or is one-sided. */
+static xp_err compare_sections(xp_cmp *c, xp_table idx, xp_cmp_note_kind kind)
 {
-	blob_stats(l, fb, pg->first_stat, pg->n_stats);
-	for (uint32_t i = 0; i < pg->n_objrefs; i++) {
-		bl_begin(l);
-		bl_u32(l, 10);
-		bl_str(l, fb, xp_fb_objref(fb, pg->first_objref + i));
-		bl_end(l);
-	}
-	for (uint32_t i = 0; i < pg->n_comdats; i++) {
-		xp_comdat cd;
-		xp_fb_comdat(fb, pg->first_comdat + i, &cd);
-		bl_begin(l);
-		bl_u32(l, 11);
-		bl_str(l, fb, cd.proc);
-		bl_str(l, fb, cd.objfile);
-		bl_end(l);
-	}
-}
-
-/* A source line with its block references as one blob; the references
- * are sorted inside it. */
-static xp_err blob_srcfile(bloblist *l, const xp_fb *fb, const xp_srcfile *sf)
-{
-	bloblist refs;
-	xp_err err = XP_E_OK;
-
-	memset(&refs, 0, sizeof refs);
-	for (uint32_t i = 0; i < sf->n_lines; i++) {
-		xp_srcline sl;
-		xp_fb_srcline(fb, sf->first_line + i, &sl);
-		bl_reset(&refs);
-		for (uint32_t j = 0; j < sl.n_refs; j++) {
-			xp_blockref br;
-			xp_fb_blockref(fb, sl.first_ref + j, &br);
-			bl_begin(&refs);
-			bl_u32(&refs, br.block);
-			bl_u64(&refs, br.count);
-			bl_str(&refs, fb, br.proc);
-			bl_str(&refs, fb, br.objfile);
-			bl_end(&refs);
-		}
-		if (refs.err != XP_E_OK) {
-			err = XP_E_NOMEM;
-			break;
-		}
-		blobkey *k = malloc((refs.n ? refs.n : 1) * sizeof *k);
-		if (k == NULL) {
-			err = XP_E_NOMEM;
-			break;
-		}
-		for (size_t j = 0; j < refs.n; j++)
-			k[j] = (blobkey){refs.data.p, refs.refs[j]};
-		xp_qsort(k, refs.n, sizeof *k, blobkey_cmp);
-		bl_begin(l);
-		bl_u32(l, sl.line);
-		bl_u32(l, sl.col);
-		for (size_t j = 0; j < refs.n; j++) {
-			bl_u64(l, k[j].r.len);
-			bl_put(l, refs.data.p + k[j].r.off, k[j].r.len);
-		}
-		bl_end(l);
-		free(k);
-	}
-	bl_free(&refs);
-	return err;
-}
-
-static xp_err compare_sections(xp_cmp *c, xp_table idx, keycmp cmp,
-                               xp_cmp_note_kind kind)
-{
+	xp_table t = kind == XP_CMP_NOTE_PROGRAM ? XP_T_PROGRAMS : XP_T_SRCFILES;
 	pairidx *p;
 	size_t n;
-	xp_err err = join_index(c->a, c->b, idx, cmp, &p, &n);
+	xp_err err = join_index(c, idx, &p, &n);
 
 	for (size_t k = 0; k < n && err == XP_E_OK; k++) {
 		uint32_t ia = p[k].ia, ib = p[k].ib;
-		const char *name;
+		const char *name = ia != UINT32_MAX
+		                       ? xp_fb_str(c->a.fb, U32(&c->a, t, ia, 0))
+		                       : xp_fb_str(c->b.fb, U32(&c->b, t, ib, 0));
 		int same = 0;
 
-		if (kind == XP_CMP_NOTE_PROGRAM) {
-			xp_program x, y;
-			if (ia != UINT32_MAX)
-				xp_fb_program(c->a, ia, &x);
-			if (ib != UINT32_MAX)
-				xp_fb_program(c->b, ib, &y);
-			name = ia != UINT32_MAX ? xp_fb_str(c->a, x.path)
-			                        : xp_fb_str(c->b, y.path);
-			if (ia != UINT32_MAX && ib != UINT32_MAX) {
-				bl_reset(&c->la);
-				bl_reset(&c->lb);
-				blob_program(&c->la, c->a, &x);
-				blob_program(&c->lb, c->b, &y);
-				same = bl_same(&c->la, &c->lb, &err);
-			}
-		} else {
-			xp_srcfile x, y;
-			if (ia != UINT32_MAX)
-				xp_fb_srcfile(c->a, ia, &x);
-			if (ib != UINT32_MAX)
-				xp_fb_srcfile(c->b, ib, &y);
-			name = ia != UINT32_MAX ? xp_fb_str(c->a, x.path)
-			                        : xp_fb_str(c->b, y.path);
-			if (ia != UINT32_MAX && ib != UINT32_MAX) {
-				bl_reset(&c->la);
-				bl_reset(&c->lb);
-				if ((err = blob_srcfile(&c->la, c->a, &x)) != XP_E_OK ||
-				    (err = blob_srcfile(&c->lb, c->b, &y)) != XP_E_OK)
-					break;
-				same = bl_same(&c->la, &c->lb, &err);
-			}
-		}
+		if (ia != UINT32_MAX && ib != UINT32_MAX)
+			same = kind == XP_CMP_NOTE_PROGRAM
+			           ? program_same(c, ia, ib, &err)
+			           : srcfile_same(c, ia, ib, &err);
 		if (!same && err == XP_E_OK)
 			err = add_note(c, kind, name, ia != UINT32_MAX,
 			               ib != UINT32_MAX);
 	}
-	free(p);
+	if (err == XP_E_OK || p != NULL)
+		free(p);
 	return err;
+}
+
+/* Frees what only xp_cmp_new() needs. */
+static void free_scratch(xp_cmp *c)
+{
+	XP_FREE(c->a.rank, c->b.rank, c->a.res, c->b.res, c->va, c->vb,
+	        c->o_ofs);
+	c->a.rank = c->b.rank = NULL;
+	c->a.res = c->b.res = NULL;
+	c->va = c->vb = NULL;
+	c->o_ofs = NULL;
+	c->vcap = 0;
+	cbuf_free(&c->ba);
+	cbuf_free(&c->bb);
 }
 
 xp_err xp_cmp_new(const xp_fb *a, const xp_fb *b, xp_cmp **out)
@@ -966,8 +1303,8 @@ xp_err xp_cmp_new(const xp_fb *a, const xp_fb *b, xp_cmp **out)
 	*out = NULL;
 	if (c == NULL)
 		return XP_E_NOMEM;
-	c->a = a;
-	c->b = b;
+	c->a.fb = a;
+	c->b.fb = b;
 	c->total.ia = c->total.ib = 0;
 	c->total.pub.in_a = c->total.pub.in_b = 1;
 	if (xp_fb_datatype(a) != xp_fb_datatype(b) &&
@@ -979,35 +1316,23 @@ xp_err xp_cmp_new(const xp_fb *a, const xp_fb *b, xp_cmp **out)
 	if (xp_fb_n_proc_names(a) != xp_fb_n_proc_names(b) &&
 	    add_note(c, XP_CMP_NOTE_PROC_NAMES, NULL, 1, 1) != XP_E_OK)
 		goto fail;
-	if ((err = resolve_tuples(a, &c->res_a)) != XP_E_OK ||
-	    (err = resolve_tuples(b, &c->res_b)) != XP_E_OK ||
-	    (err = compare_objfiles(c, &map_a, &map_b)) != XP_E_OK ||
-	    (err = compare_procs(c, map_a, map_b)) != XP_E_OK ||
-	    (err = compare_sections(c, XP_T_IDX_PROGRAMS, strcmp_program,
+	if ((err = rank_strings(&c->a, &c->b)) != XP_E_OK ||
+	    (err = compare_objfiles(c, &map_a, &map_b)) != XP_E_OK)
+		goto fail;
+	start_total(c);
+	if ((err = compare_procs(c, map_a, map_b)) != XP_E_OK ||
+	    (err = compare_sections(c, XP_T_IDX_PROGRAMS,
 	                            XP_CMP_NOTE_PROGRAM)) != XP_E_OK ||
-	    (err = compare_sections(c, XP_T_IDX_SRCFILES, strcmp_srcfile,
+	    (err = compare_sections(c, XP_T_IDX_SRCFILES,
 	                            XP_CMP_NOTE_SRCFILE)) != XP_E_OK)
 		goto fail;
-	for (size_t k = 0; k < c->n_ofs; k++)
-		if (!c->ofs[k].pub.in_a || !c->ofs[k].pub.in_b)
-			c->total.pub.diff |= XP_CMP_PROCS;
-	free(map_a);
-	free(map_b);
-	/* The scratch space is no longer needed. */
-	free(c->ca.v);
-	free(c->cb.v);
-	memset(&c->ca, 0, sizeof c->ca);
-	memset(&c->cb, 0, sizeof c->cb);
-	bl_free(&c->la);
-	bl_free(&c->lb);
-	free(c->res_a);
-	free(c->res_b);
-	c->res_a = c->res_b = NULL;
+	finish(c);
+	XP_FREE(map_a, map_b);
+	free_scratch(c);
 	*out = c;
 	return XP_E_OK;
 fail:
-	free(map_a);
-	free(map_b);
+	XP_FREE(map_a, map_b);
 	xp_cmp_free(c);
 	return err;
 }
@@ -1016,10 +1341,8 @@ void xp_cmp_free(xp_cmp *c)
 {
 	if (c == NULL)
 		return;
-	XP_FREE(c->ofs, c->procs, c->notes, c->res_a, c->res_b, c->ca.v,
-	        c->cb.v);
-	bl_free(&c->la);
-	bl_free(&c->lb);
+	free_scratch(c);
+	XP_FREE(c->ofs, c->procs, c->notes);
 	free(c);
 }
 
@@ -1067,32 +1390,30 @@ xp_err xp_cmp_counters(const xp_cmp *c, size_t i, xp_cmp_counter **out,
                        size_t *n)
 {
 	const entry *e = &c->procs[i];
-	ctrvec ca = {0}, cb = {0};
-	xp_proc pr;
+	cbuf ba = {0}, bb = {0};
+	cview ca = {NULL, 0}, cb = {NULL, 0};
 	xp_err err = XP_E_OK;
 	xp_cmp_counter *v;
 	size_t k = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (e->ia != UINT32_MAX) {
-		xp_fb_proc(c->a, e->ia, &pr);
-		err = gather_counters(c->a, &pr, &ca);
-	}
-	if (err == XP_E_OK && e->ib != UINT32_MAX) {
-		xp_fb_proc(c->b, e->ib, &pr);
-		err = gather_counters(c->b, &pr, &cb);
-	}
-	v = malloc((ca.n + cb.n + 1) * sizeof *v);
+	if (e->ia != UINT32_MAX)
+		err = counters_of(&c->a, e->ia, &ba, &ca);
+	if (err == XP_E_OK && e->ib != UINT32_MAX)
+		err = counters_of(&c->b, e->ib, &bb, &cb);
+	v = malloc(((size_t)ca.n + cb.n + 1) * sizeof *v);
 	if (err != XP_E_OK || v == NULL) {
-		XP_FREE(ca.v, cb.v, v);
+		cbuf_free(&ba);
+		cbuf_free(&bb);
+		free(v);
 		return XP_E_NOMEM;
 	}
 	JOIN_COUNTERS(&ca, &cb, {
 		v[k++] = (xp_cmp_counter){id, has_a, has_b, va, vb};
 	});
-	free(ca.v);
-	free(cb.v);
+	cbuf_free(&ba);
+	cbuf_free(&bb);
 	*out = v;
 	*n = k;
 	return XP_E_OK;
@@ -1125,6 +1446,48 @@ static int rank_desc(const void *x, const void *y)
 	if (a->abs != b->abs)
 		return a->abs > b->abs ? -1 : 1;
 	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Restores the heap r[0..n) (its root the last in rank order) below i. */
+static void rank_sift(rankrec *r, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && rank_desc(&r[l], &r[m]) > 0)
+			m = l;
+		if (l + 1 < n && rank_desc(&r[l + 1], &r[m]) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		rankrec t = r[i];
+		r[i] = r[m];
+		r[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Puts the first n of the k records of r, in rank order, at its start,
+ * and returns how many there are.  The order is total (positions
+ * differ), so this is the start of the sorted array; a few out of many
+ * are kept in a heap instead of sorting them all.
+ */
+static size_t rank_first(rankrec *r, size_t k, size_t n)
+{
+	if (n >= k / 4) {
+		xp_qsort(r, k, sizeof *r, rank_desc);
+		return n < k ? n : k;
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		rank_sift(r, n, i);
+	for (size_t i = n; i < k; i++) {
+		if (rank_desc(&r[i], &r[0]) < 0) {
+			r[0] = r[i];
+			rank_sift(r, n, 0);
+		}
+	}
+	xp_qsort(r, n, sizeof *r, rank_desc);
+	return n;
 }
 
 xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
@@ -1166,9 +1529,7 @@ xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
 			break;
 		}
 	}
-	xp_qsort(r, k, sizeof *r, rank_desc);
-	if (k > n)
-		k = n;
+	k = rank_first(r, k, n);
 	size_t *idx = malloc((k ? k : 1) * sizeof *idx);
 	if (idx == NULL) {
 		free(r);
