@@ -465,7 +465,8 @@ int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
 }
 
 int tool_open_feedback(const char *prog, const char *path,
-                       const xp_load_opts *lo, xp_fb **out)
+                       const xp_load_opts *lo, const xp_fb *like,
+                       xp_fb **out)
 {
 	xp_diags *d = xp_diags_new(0);
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -480,7 +481,7 @@ int tool_open_feedback(const char *prog, const char *path,
 	}
 	err = xp_input_open(path, &in, d);
 	if (err == XP_E_OK && xp_format_module(xp_input_format(in)) == NULL) {
-		err = xp_input_feedback(in, out, d);
+		err = xp_input_feedback_as(in, like, out, d);
 	} else if (err == XP_E_OK) {
 		xp_conv_opts co = { .exe = lo != NULL ? lo->exe : NULL };
 

@@ -158,12 +158,14 @@ int tool_write_export(const char *prog, const xp_prof *p, const xp_fb *fb,
                       const char *name, const char *out);
 /*
  * Opens a profile of any format as feedback: feedback as xp_open_any()
- * does, the foreign formats through their conversion to feedback (lo
- * gives the executable and layout).  Returns 0, or -1 after printing the
+ * does (as xp_input_feedback_as() with like when like is not NULL), the
+ * foreign formats through their conversion to feedback (lo gives the
+ * executable and layout).  Returns 0, or -1 after printing the
  * diagnostics (warnings are printed either way).
  */
 int tool_open_feedback(const char *prog, const char *path,
-                       const xp_load_opts *lo, xp_fb **out);
+                       const xp_load_opts *lo, const xp_fb *like,
+                       xp_fb **out);
 
 /*
  * A mapped input that another process truncates while it is read raises

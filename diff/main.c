@@ -749,8 +749,9 @@ int main(int argc, char **argv)
 	if (strcmp(argv[0], "-") == 0 && strcmp(argv[1], "-") == 0)
 		return tool_usage_error(PROG, usage_text, "only one of A and B can be standard input");
 
-	if (tool_open_feedback(PROG, argv[0], &lo, &a) != 0 ||
-	    tool_open_feedback(PROG, argv[1], &lo, &b) != 0)
+	/* B is read as a database of A's layout when it is one. */
+	if (tool_open_feedback(PROG, argv[0], &lo, NULL, &a) != 0 ||
+	    tool_open_feedback(PROG, argv[1], &lo, a, &b) != 0)
 		goto done;
 	err = xp_cmp_new(a, b, &cmp);
 	if (err != XP_E_OK) {

@@ -696,6 +696,16 @@ xp_format xp_input_format(const xp_input *in);
 const char *xp_input_path(const xp_input *in);
 /* Reads a feedback input as xp_open_any() does. */
 xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d);
+/*
+ * The same for the second of two profiles to compare (xp_cmp_new()).
+ * A database with the layout of like, a database opened from a file
+ * (the training runs of one program have one layout), is checked
+ * against like byte for byte, which accepts exactly the same files far
+ * faster, and a comparison of the two skips what they share.  like must
+ * stay open as long as *out.
+ */
+xp_err xp_input_feedback_as(xp_input *in, const xp_fb *like, xp_fb **out,
+                            xp_diags *d);
 
 /* ------------------------------------------------------------------ */
 /* Profiles of the other formats                                       */

@@ -363,6 +363,10 @@ struct xp_fb {
 	 * profile built in memory). */
 	const unsigned char *image;
 	size_t image_len;
+	/* The database that this one was checked against byte for byte
+	 * (xp_db_open_fd_like()): the same bytes but for the values of
+	 * STATS, COUNTERS, VPVALS and BLOCKREFS; NULL otherwise. */
+	const xp_fb *like;
 
 	/* What to release: a mapping, or owned buffers. */
 	void *map;

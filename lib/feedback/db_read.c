@@ -1235,6 +1235,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 			return XP_E_NOMEM;
 		if (same_shape(&r, lk)) {
 			*same = (int)k + 1;
+			fb->like = lk;
 			*out = fb;
 			return XP_E_OK;
 		}

@@ -281,6 +281,14 @@ xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d)
 	return xp_input_feedback_like(in, NULL, 0, NULL, out, d);
 }
 
+xp_err xp_input_feedback_as(xp_input *in, const xp_fb *like, xp_fb **out,
+                            xp_diags *d)
+{
+	int same;
+
+	return xp_input_feedback_like(in, &like, like != NULL, &same, out, d);
+}
+
 xp_err xp_open_any(const char *path, xp_fb **out, xp_diags *d)
 {
 	return xp_open_any_like(path, NULL, 0, NULL, out, d);
