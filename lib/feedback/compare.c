@@ -346,7 +346,8 @@ static void w_comdat(const side *s, uint32_t i, words *r)
 	r->w[1] = r->w[2] = 0;
 }
 
-static inline void w_blockref(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_blockref(const side *s, uint32_t i, words *r)
 {
 	const unsigned char *p = xp_rec(s->fb, XP_T_BLOCKREFS, i);
 	r->w[0] = xp_get_le32(p + XP_BR_BLOCK);
@@ -359,7 +360,8 @@ static inline void w_blockref(const side *s, uint32_t i, words *r)
  * has a value, and the value's bits (of the int, the float, ...; a
  * procedure's name and object file as ranks), as xp_fb_vpval() reads
  * them. */
-static inline void w_vpval(const side *s, uint32_t i, xp_vptype t, words *r)
+static inline __attribute__((always_inline)) void
+w_vpval(const side *s, uint32_t i, xp_vptype t, words *r)
 {
 	const unsigned char *p = xp_rec(s->fb, XP_T_VPVALS, i);
 	uint64_t v = xp_get_le64(p + XP_VV_VALUE);
@@ -391,6 +393,13 @@ static inline uint64_t words_hash(const words *x)
 	return xp_mix64(x->w[0] * 0x9e3779b97f4a7c15u +
 	                x->w[1] * 0xc2b2ae3d27d4eb4fu +
 	                x->w[2] * 0x165667b19e3779f9u);
+}
+
+/* A linear function of a record's words: a weaker hash, and cheaper. */
+static inline uint64_t words_lin(const words *x)
+{
+	return x->w[0] + x->w[1] * 0x9e3779b97f4a7c15u +
+	       x->w[2] * 0xc2b2ae3d27d4eb4fu;
 }
 
 static int words_cmp(const void *x, const void *y)
@@ -527,9 +536,15 @@ nest_item(const nest *t, const words *h, uint32_t i, words *r)
 		w_blockref(t->s, i, r);
 }
 
-/* The sum of the hashes of outer records from on, each hashed with the
- * sum of its inner records' hashes. */
-static uint64_t nest_hash(const nest *t, uint32_t from)
+/*
+ * The outer records of t from on, summed: with strong, the sum of their
+ * hashes, each hashed with the sum of its inner records' hashes;
+ * otherwise a sum of linear functions of every outer and inner record's
+ * words, which is cheaper and, like the other, the same for the same
+ * multiset (records that differ in counts alone, the usual difference,
+ * make it differ).
+ */
+static uint64_t nest_sum(const nest *t, uint32_t from, int strong)
 {
 	uint64_t h = 0;
 
@@ -541,10 +556,14 @@ static uint64_t nest_hash(const nest *t, uint32_t from)
 		nest_head(t, k, &hd, &f, &n);
 		for (uint32_t j = 0; j < n; j++) {
 			nest_item(t, &hd, f + j, &u);
-			in += words_hash(&u);
+			in += strong ? words_hash(&u) : words_lin(&u);
 		}
-		hd.w[2] = in;
-		h += words_hash(&hd);
+		if (strong) {
+			hd.w[2] = in;
+			h += words_hash(&hd);
+		} else {
+			h += in + words_lin(&hd);
+		}
 	}
 	return h;
 }
@@ -651,7 +670,8 @@ static int nest_same(const nest *x, const nest *y, xp_err *err)
 	}
 	if (k == x->n)
 		return 1;
-	if (nest_hash(x, k) != nest_hash(y, k))
+	if (nest_sum(x, k, 0) != nest_sum(y, k, 0) ||
+	    nest_sum(x, k, 1) != nest_sum(y, k, 1))
 		return 0;
 	return nest_exact(x, y, k, err);
 }
@@ -660,8 +680,8 @@ static int nest_same(const nest *x, const nest *y, xp_err *err)
 /* A procedure's counters                                              */
 /* ------------------------------------------------------------------ */
 
-/* Counter records sorted by id: a procedure's own records when they are
- * (the usual case), a sorted copy otherwise. */
+/* Counter records sorted by id: a procedure's own records when they are,
+ * a sorted copy otherwise. */
 typedef struct {
 	const unsigned char *p;
 	uint32_t n;
@@ -707,22 +727,9 @@ static xp_err counters_of(const side *s, uint32_t proc, cbuf *b, cview *v)
 			return XP_E_NOMEM;
 		b->cap = v->n;
 	}
-	/* Ids are 1 to n, each once, in every profile the library makes:
-	 * each counter goes straight to its place.  Anything else is
-	 * sorted. */
 	for (i = 0; i < v->n; i++)
-		b->tmp[i].id = 0;
-	for (i = 0; i < v->n; i++) {
-		uint32_t id = CV_ID(v, i);
-		if (id == 0 || id > v->n || b->tmp[id - 1].id != 0)
-			break;
-		b->tmp[id - 1] = (xp_counter){id, CV_VAL(v, i)};
-	}
-	if (i < v->n) {
-		for (i = 0; i < v->n; i++)
-			b->tmp[i] = (xp_counter){CV_ID(v, i), CV_VAL(v, i)};
-		xp_qsort(b->tmp, v->n, sizeof *b->tmp, ctr_cmp);
-	}
+		b->tmp[i] = (xp_counter){CV_ID(v, i), CV_VAL(v, i)};
+	xp_qsort(b->tmp, v->n, sizeof *b->tmp, ctr_cmp);
 	for (i = 0; i < v->n; i++) {
 		xp_put_le32(b->rec + (size_t)i * XP_RS_COUNTER, b->tmp[i].id);
 		xp_put_le64(b->rec + (size_t)i * XP_RS_COUNTER + XP_CN_VALUE,
@@ -739,42 +746,132 @@ static void cbuf_free(cbuf *b)
 }
 
 /*
- * Runs the statements given for every counter id of either view (both
- * sorted by id), with id, va and vb (a missing value reads 0), has_a and
- * has_b in scope.
+ * A procedure's counters on both sides joined by id: per row, in id
+ * order, the values (0 for a missing side), the id, and on which sides
+ * it is (bit 0 A, bit 1 B); the sums, how many ids both sides have and
+ * of those how many differ in value.  The arrays are reused from one
+ * procedure to the next.
  */
-#define JOIN_COUNTERS(ca, cb, ...)                                       \
-	do {                                                             \
-		uint32_t ja_ = 0, jb_ = 0;                               \
-		while (ja_ < (ca)->n || jb_ < (cb)->n) {                 \
-			int has_a, has_b;                                \
-			uint32_t id;                                     \
-			uint64_t va = 0, vb = 0;                         \
-			uint32_t ida_ = ja_ < (ca)->n ? CV_ID(ca, ja_)   \
-			                              : UINT32_MAX;      \
-			uint32_t idb_ = jb_ < (cb)->n ? CV_ID(cb, jb_)   \
-			                              : UINT32_MAX;      \
-			if (jb_ >= (cb)->n ||                            \
-			    (ja_ < (ca)->n && ida_ < idb_)) {            \
-				id = ida_;                               \
-				va = CV_VAL(ca, ja_++);                  \
-				has_a = 1, has_b = 0;                    \
-			} else if (ja_ >= (ca)->n || idb_ < ida_) {      \
-				id = idb_;                               \
-				vb = CV_VAL(cb, jb_++);                  \
-				has_a = 0, has_b = 1;                    \
-			} else {                                         \
-				id = ida_;                               \
-				va = CV_VAL(ca, ja_++);                  \
-				vb = CV_VAL(cb, jb_++);                  \
-				has_a = 1, has_b = 1;                    \
-			}                                                \
-			(void)id;                                        \
-			(void)has_a;                                     \
-			(void)has_b;                                     \
-			__VA_ARGS__                                      \
-		}                                                        \
-	} while (0)
+typedef struct {
+	uint64_t *va, *vb;
+	uint32_t *id;
+	unsigned char *on;
+	size_t n, cap;
+	uint32_t na, nb;
+	u128 sa, sb;
+	uint64_t matched, differ;
+	cbuf ba, bb; /* for sorted copies (join_sorted) */
+} cjoin;
+
+static void cjoin_free(cjoin *j)
+{
+	XP_FREE(j->va, j->vb, j->id, j->on);
+	cbuf_free(&j->ba);
+	cbuf_free(&j->bb);
+	memset(j, 0, sizeof *j);
+}
+
+/*
+ * Puts the counters of procedure proc of s (none for UINT32_MAX) in rows
+ * 0 to j->n - 1 of v, by id, and sets bit in j->on of each row, when its
+ * ids are 1 to its number of counters, each once, as in every profile
+ * the library makes.  0 when they are not.
+ */
+static int dense_side(const side *s, uint32_t proc, cjoin *j, uint64_t *v,
+                      unsigned char bit)
+{
+	cview cv = {NULL, 0};
+	uint32_t i = 0;
+
+	if (proc != UINT32_MAX) {
+		cv.n = U32(s, XP_T_PROCS, proc, XP_PR_NCNT);
+		cv.p = xp_rec(s->fb, XP_T_COUNTERS,
+		              U32(s, XP_T_PROCS, proc, XP_PR_FCNT));
+	}
+	/* Increasing ids from 1 to n are 1 to n. */
+	for (; i < cv.n && CV_ID(&cv, i) == i + 1; i++) {
+		v[i] = CV_VAL(&cv, i);
+		j->on[i] |= bit;
+	}
+	for (; i < cv.n; i++) {
+		uint32_t id = CV_ID(&cv, i);
+		if (id == 0 || id > cv.n || (j->on[id - 1] & bit))
+			return 0;
+		v[id - 1] = CV_VAL(&cv, i);
+		j->on[id - 1] |= bit;
+	}
+	for (i = cv.n; i < j->n; i++)
+		v[i] = 0;
+	return 1;
+}
+
+/* The join of two views sorted by id, of any ids. */
+static void join_sorted(cjoin *j, const cview *ca, const cview *cb)
+{
+	uint32_t ia = 0, ib = 0;
+
+	j->n = 0;
+	while (ia < ca->n || ib < cb->n) {
+		uint32_t xa = ia < ca->n ? CV_ID(ca, ia) : UINT32_MAX;
+		uint32_t xb = ib < cb->n ? CV_ID(cb, ib) : UINT32_MAX;
+		int a = ia < ca->n && (ib >= cb->n || xa <= xb);
+		int b = ib < cb->n && (ia >= ca->n || xb <= xa);
+
+		j->id[j->n] = a ? xa : xb;
+		j->va[j->n] = a ? CV_VAL(ca, ia++) : 0;
+		j->vb[j->n] = b ? CV_VAL(cb, ib++) : 0;
+		j->on[j->n++] = (unsigned char)(a | b << 1);
+	}
+}
+
+/* Joins the counters of procedure ia of a and ib of b (UINT32_MAX:
+ * none) into j. */
+static xp_err join_counters(const side *a, uint32_t ia, const side *b,
+                            uint32_t ib, cjoin *j)
+{
+	j->na = ia != UINT32_MAX ? U32(a, XP_T_PROCS, ia, XP_PR_NCNT) : 0;
+	j->nb = ib != UINT32_MAX ? U32(b, XP_T_PROCS, ib, XP_PR_NCNT) : 0;
+	if ((size_t)j->na + j->nb > j->cap) {
+		size_t cap = (size_t)j->na + j->nb;
+		XP_FREE(j->va, j->vb, j->id, j->on);
+		j->va = malloc(cap * sizeof *j->va);
+		j->vb = malloc(cap * sizeof *j->vb);
+		j->id = malloc(cap * sizeof *j->id);
+		j->on = malloc(cap);
+		j->cap = cap;
+		if (!j->va || !j->vb || !j->id || !j->on) {
+			j->cap = 0;
+			return XP_E_NOMEM;
+		}
+	}
+	j->n = j->na > j->nb ? j->na : j->nb;
+	memset(j->on, 0, j->n);
+	if (dense_side(a, ia, j, j->va, 1) && dense_side(b, ib, j, j->vb, 2)) {
+		for (uint32_t k = 0; k < j->n; k++)
+			j->id[k] = k + 1;
+	} else {
+		cview ca = {NULL, 0}, cb = {NULL, 0};
+		xp_err err;
+		if ((ia != UINT32_MAX &&
+		     (err = counters_of(a, ia, &j->ba, &ca)) != XP_E_OK) ||
+		    (ib != UINT32_MAX &&
+		     (err = counters_of(b, ib, &j->bb, &cb)) != XP_E_OK))
+			return err;
+		join_sorted(j, &ca, &cb);
+	}
+	memset(&j->sa, 0, sizeof j->sa);
+	memset(&j->sb, 0, sizeof j->sb);
+	j->matched = j->differ = 0;
+	for (size_t k = 0; k < j->n; k++) {
+		u128_add(&j->sa, j->va[k]);
+		u128_add(&j->sb, j->vb[k]);
+		if (j->on[k] == 3) {
+			j->matched++;
+			j->differ += j->va[k] != j->vb[k];
+		}
+	}
+	return XP_E_OK;
+}
 
 /* ------------------------------------------------------------------ */
 /* The comparison                                                      */
@@ -802,11 +899,8 @@ struct xp_cmp {
 	size_t n_procs;
 	xp_cmp_note *notes;
 	size_t n_notes, cap_notes;
-	/* Scratch space reused from one procedure to the next: sorted
-	 * counters, and the values of the counter ids of either side. */
-	cbuf ba, bb;
-	uint64_t *va, *vb;
-	size_t vcap;
+	/* Scratch space reused from one procedure to the next. */
+	cjoin j;
 };
 
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
@@ -954,6 +1048,16 @@ static xp_err compare_objfiles(xp_cmp *c, uint32_t **map_a, uint32_t **map_b)
 	return err;
 }
 
+/* With one layout (c->shape): are records [first, first + n) of table t
+ * the same bytes on both sides? */
+static int same_bytes(const xp_cmp *c, xp_table t, uint32_t first,
+                      uint32_t n)
+{
+	return n == 0 || memcmp(xp_rec(c->a.fb, t, first),
+	                        xp_rec(c->b.fb, t, first),
+	                        (size_t)n * xp_tabdescs[t].size) == 0;
+}
+
 /* The value profile records of a procedure (its PROCS record r) as a
  * set of sets. */
 static nest vps_of(const side *s, const unsigned char *r)
@@ -1005,27 +1109,14 @@ static xp_err compare_proc_records(xp_cmp *c, entry *e, uint32_t pa,
 	if (!stats_same(c, x, y, XP_PR_FSTAT, &err))
 		e->pub.diff |= XP_CMP_STATS;
 	nest vx = vps_of(&c->a, x), vy = vps_of(&c->b, y);
-	if (err == XP_E_OK && !nest_same(&vx, &vy, &err))
+	if (err == XP_E_OK &&
+	    !(c->shape && same_bytes(c, XP_T_VPVALS, vx.first_val,
+	                             vx.n * vx.nvpv)) &&
+	    !nest_same(&vx, &vy, &err))
 		e->pub.diff |= XP_CMP_VALUES;
 	if (err == XP_E_OK && !structure_same(c, x, y, &err))
 		e->pub.diff |= XP_CMP_STRUCTURE;
 	return err;
-}
-
-/* Loads the counters of an entry's two sides into va and vb. */
-static xp_err load_counters(xp_cmp *c, const entry *e, cview *va,
-                            cview *vb)
-{
-	xp_err err;
-
-	va->n = vb->n = 0;
-	if (e->ia != UINT32_MAX &&
-	    (err = counters_of(&c->a, e->ia, &c->ba, va)) != XP_E_OK)
-		return err;
-	if (e->ib != UINT32_MAX &&
-	    (err = counters_of(&c->b, e->ib, &c->bb, vb)) != XP_E_OK)
-		return err;
-	return XP_E_OK;
 }
 
 /* Adds the counter figures and difference bits of from into to; sums
@@ -1118,48 +1209,6 @@ static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
 }
 
 /*
- * Joins a procedure's counters on both sides: the values of every id of
- * either side in c->va and c->vb (0 for a missing side), their number in
- * *m, the figures of e, and the sums in o, whose overlap it starts.
- */
-static xp_err join_values(xp_cmp *c, const cview *ca, const cview *cb,
-                          entry *e, ovl *o, size_t *m)
-{
-	size_t k = 0;
-
-	if ((size_t)ca->n + cb->n > c->vcap) {
-		size_t cap = (size_t)ca->n + cb->n;
-		uint64_t *va = realloc(c->va, cap * sizeof *va);
-		if (va != NULL)
-			c->va = va;
-		uint64_t *vb = realloc(c->vb, cap * sizeof *vb);
-		if (vb != NULL)
-			c->vb = vb;
-		if (va == NULL || vb == NULL)
-			return XP_E_NOMEM;
-		c->vcap = cap;
-	}
-	memset(o, 0, sizeof *o);
-	JOIN_COUNTERS(ca, cb, {
-		u128_add(&o->sa, va);
-		u128_add(&o->sb, vb);
-		if (has_a && has_b) {
-			e->pub.n_matched++;
-			e->pub.n_differ += va != vb;
-		}
-		c->va[k] = va;
-		c->vb[k++] = vb;
-	});
-	ovl_start(o);
-	e->pub.sum_a = u128_sat(o->sa);
-	e->pub.sum_b = u128_sat(o->sb);
-	e->pub.n_counters_a = ca->n;
-	e->pub.n_counters_b = cb->n;
-	*m = k;
-	return XP_E_OK;
-}
-
-/*
  * The pass over the procedures: match, sum, compare, and add every
  * counter's share to the overlaps of its procedure, its object file and
  * the whole profile (in this order of procedures and counters, which the
@@ -1182,26 +1231,33 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 	c->n_procs = n;
 	for (size_t k = 0; k < n && err == XP_E_OK; k++) {
 		entry *e = &c->procs[k];
-		cview ca, cb;
+		cjoin *j = &c->j;
 		ovl o;
-		size_t m;
 
 		e->ia = p[k].ia;
 		e->ib = p[k].ib;
 		proc_names(c, e, map_a, map_b);
 		if (k == 0 || e->of != e[-1].of)
 			start_objfile(c, e->of);
-		if ((err = load_counters(c, e, &ca, &cb)) != XP_E_OK)
+		if ((err = join_counters(&c->a, e->ia, &c->b, e->ib, j)) != XP_E_OK)
 			break;
-		if ((err = join_values(c, &ca, &cb, e, &o, &m)) != XP_E_OK)
-			break;
-		ovl_add(&o, c->va, c->vb, m);
-		ovl_add(&c->o_ofs[e->of], c->va, c->vb, m);
-		ovl_add(&c->o_total, c->va, c->vb, m);
+		e->pub.n_counters_a = j->na;
+		e->pub.n_counters_b = j->nb;
+		e->pub.n_matched = j->matched;
+		e->pub.n_differ = j->differ;
+		e->pub.sum_a = u128_sat(j->sa);
+		e->pub.sum_b = u128_sat(j->sb);
+		memset(&o, 0, sizeof o);
+		o.sa = j->sa;
+		o.sb = j->sb;
+		ovl_start(&o);
+		ovl_add(&o, j->va, j->vb, j->n);
+		ovl_add(&c->o_ofs[e->of], j->va, j->vb, j->n);
+		ovl_add(&c->o_total, j->va, j->vb, j->n);
 		e->pub.overlap = ovl_result(&o);
 		if (e->pub.in_a && e->pub.in_b) {
-			if (e->pub.n_differ != 0 || e->pub.n_matched != ca.n ||
-			    e->pub.n_matched != cb.n)
+			if (j->differ != 0 || j->matched != j->na ||
+			    j->matched != j->nb)
 				e->pub.diff |= XP_CMP_COUNTERS;
 			err = compare_proc_records(c, e, e->ia, e->ib);
 		}
@@ -1251,7 +1307,12 @@ static int program_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
 	                SLICE(y, XP_PG_FCOMDAT, XP_PG_NCOMDAT), err);
 }
 
-/* Do source files ia of A and ib of B hold the same lines? */
+/*
+ * Do source files ia of A and ib of B hold the same lines?  With one
+ * layout, the lines are the same and so are their block references,
+ * side by side, but for their counts: the same bytes are the same
+ * lines, and other sums of counts are other lines.
+ */
 static int srcfile_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
                         xp_err *err)
 {
@@ -1260,6 +1321,22 @@ static int srcfile_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
 	nest y = {&c->b, XP_T_SRCLINES, U32(&c->b, XP_T_SRCFILES, ib, XP_SF_FLINE),
 	          U32(&c->b, XP_T_SRCFILES, ib, XP_SF_NLINE), 0, 0};
 
+	if (c->shape && x.n > 0) {
+		uint32_t last = x.first + x.n - 1;
+		uint32_t first = U32(&c->a, XP_T_SRCLINES, x.first, XP_SL_FREF);
+		uint32_t n = U32(&c->a, XP_T_SRCLINES, last, XP_SL_FREF) +
+		             U32(&c->a, XP_T_SRCLINES, last, XP_SL_NREF) - first;
+		uint64_t sa = 0, sb = 0;
+
+		if (same_bytes(c, XP_T_BLOCKREFS, first, n))
+			return 1;
+		for (uint32_t i = first; i < first + n; i++) {
+			sa += U64(&c->a, XP_T_BLOCKREFS, i, XP_BR_COUNT);
+			sb += U64(&c->b, XP_T_BLOCKREFS, i, XP_BR_COUNT);
+		}
+		if (sa != sb)
+			return 0;
+	}
 	return nest_same(&x, &y, err);
 }
 
@@ -1295,15 +1372,11 @@ static xp_err compare_sections(xp_cmp *c, xp_table idx, xp_cmp_note_kind kind)
 /* Frees what only xp_cmp_new() needs. */
 static void free_scratch(xp_cmp *c)
 {
-	XP_FREE(c->a.rank, c->b.rank, c->a.res, c->b.res, c->va, c->vb,
-	        c->o_ofs);
+	XP_FREE(c->a.rank, c->b.rank, c->a.res, c->b.res, c->o_ofs);
 	c->a.rank = c->b.rank = NULL;
 	c->a.res = c->b.res = NULL;
-	c->va = c->vb = NULL;
 	c->o_ofs = NULL;
-	c->vcap = 0;
-	cbuf_free(&c->ba);
-	cbuf_free(&c->bb);
+	cjoin_free(&c->j);
 }
 
 xp_err xp_cmp_new(const xp_fb *a, const xp_fb *b, xp_cmp **out)
@@ -1403,33 +1476,26 @@ xp_err xp_cmp_counters(const xp_cmp *c, size_t i, xp_cmp_counter **out,
                        size_t *n)
 {
 	const entry *e = &c->procs[i];
-	cbuf ba = {0}, bb = {0};
-	cview ca = {NULL, 0}, cb = {NULL, 0};
-	xp_err err = XP_E_OK;
-	xp_cmp_counter *v;
-	size_t k = 0;
+	cjoin j;
+	xp_cmp_counter *v = NULL;
+	xp_err err;
 
 	*out = NULL;
 	*n = 0;
-	if (e->ia != UINT32_MAX)
-		err = counters_of(&c->a, e->ia, &ba, &ca);
-	if (err == XP_E_OK && e->ib != UINT32_MAX)
-		err = counters_of(&c->b, e->ib, &bb, &cb);
-	v = malloc(((size_t)ca.n + cb.n + 1) * sizeof *v);
-	if (err != XP_E_OK || v == NULL) {
-		cbuf_free(&ba);
-		cbuf_free(&bb);
-		free(v);
-		return XP_E_NOMEM;
+	memset(&j, 0, sizeof j);
+	err = join_counters(&c->a, e->ia, &c->b, e->ib, &j);
+	if (err == XP_E_OK &&
+	    (v = malloc((j.n ? j.n : 1) * sizeof *v)) == NULL)
+		err = XP_E_NOMEM;
+	for (size_t k = 0; err == XP_E_OK && k < j.n; k++)
+		v[k] = (xp_cmp_counter){j.id[k], j.on[k] & 1, j.on[k] >> 1,
+		                        j.va[k], j.vb[k]};
+	if (err == XP_E_OK) {
+		*out = v;
+		*n = j.n;
 	}
-	JOIN_COUNTERS(&ca, &cb, {
-		v[k++] = (xp_cmp_counter){id, has_a, has_b, va, vb};
-	});
-	cbuf_free(&ba);
-	cbuf_free(&bb);
-	*out = v;
-	*n = k;
-	return XP_E_OK;
+	cjoin_free(&j);
+	return err;
 }
 
 double xp_cmp_relative(const xp_cmp_entry *e)
