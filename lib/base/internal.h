@@ -367,6 +367,10 @@ struct xp_fb {
 	 * (xp_db_open_fd_like()): the same bytes but for the values of
 	 * STATS, COUNTERS, VPVALS and BLOCKREFS; NULL otherwise. */
 	const xp_fb *like;
+	/* The sum of the values of all COUNTERS, exactly (low and high 64
+	 * bits), when sum_known: the reader adds them up as it checks. */
+	uint64_t sum_lo, sum_hi;
+	int sum_known;
 
 	/* What to release: a mapping, or owned buffers. */
 	void *map;

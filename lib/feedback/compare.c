@@ -1147,11 +1147,19 @@ static u128 sum_procs(const side *s, uint32_t first, uint32_t n)
 	return sum;
 }
 
+/* The sum of the counts of side s: the reader's, or added up. */
+static u128 sum_all(const side *s)
+{
+	if (s->fb->sum_known)
+		return (u128){s->fb->sum_hi, s->fb->sum_lo};
+	return sum_procs(s, 0, xp_fb_count(s->fb, XP_T_PROCS));
+}
+
 /* Sums the counts of the whole profile and starts its overlap. */
 static void start_total(xp_cmp *c)
 {
-	c->o_total.sa = sum_procs(&c->a, 0, xp_fb_count(c->a.fb, XP_T_PROCS));
-	c->o_total.sb = sum_procs(&c->b, 0, xp_fb_count(c->b.fb, XP_T_PROCS));
+	c->o_total.sa = sum_all(&c->a);
+	c->o_total.sb = sum_all(&c->b);
 	c->total.pub.sum_a = u128_sat(c->o_total.sa);
 	c->total.pub.sum_b = u128_sat(c->o_total.sb);
 	ovl_start(&c->o_total);

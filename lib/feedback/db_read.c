@@ -374,6 +374,21 @@ static xp_err check_stats(rd *r, xp_table pt, uint32_t pi, unsigned ffirst,
 	return err;
 }
 
+/* Adds the values of n counter records at p to the sum of fb's counts. */
+static void add_counts(xp_fb *fb, const unsigned char *p, uint32_t n)
+{
+	uint64_t lo = fb->sum_lo, hi = fb->sum_hi;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = xp_get_le64(p + (size_t)i * XP_RS_COUNTER +
+		                         XP_CN_VALUE);
+		lo += v;
+		hi += lo < v;
+	}
+	fb->sum_lo = lo;
+	fb->sum_hi = hi;
+}
+
 /* The check of unique_ids() for ids that do not increase. */
 static xp_err __attribute__((noinline))
 stamped_ids(rd *r, xp_table t, uint32_t first, uint32_t n, unsigned f,
@@ -545,6 +560,7 @@ static xp_err check_proc(rd *r, uint32_t p, uint32_t o, uint32_t nvpv,
 	                 XP_T_COUNTERS, &c->counter)) ||
 	    (err = unique_ids(r, XP_T_COUNTERS, fcnt, ncnt, XP_CN_ID, "id", ncnt)))
 		return err;
+	add_counts(r->fb, xp_rec(r->fb, XP_T_COUNTERS, fcnt), ncnt);
 
 	uint32_t nvp = get32(r, P, p, XP_PR_NVP), fvp = c->vp;
 	if ((err = slice(r, P, p, XP_PR_FVP, "first_vp", nvp, XP_T_VPS, &c->vp)))
@@ -1115,6 +1131,7 @@ static int step(const rd *r, const unsigned char *b, uint64_t from,
 	case XP_T_STATS:
 		return xp_same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
 	case XP_T_COUNTERS:
+		add_counts(r->fb, a, n);
 		return xp_same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
 	case XP_T_VPVALS:
 		return same_vpvals(r, a, b, n,
@@ -1236,6 +1253,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 		if (same_shape(&r, lk)) {
 			*same = (int)k + 1;
 			fb->like = lk;
+			fb->sum_known = 1;
 			*out = fb;
 			return XP_E_OK;
 		}
@@ -1263,6 +1281,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 		xp_fb_free(fb);
 		return err;
 	}
+	fb->sum_known = 1;
 	*out = fb;
 	return XP_E_OK;
 }

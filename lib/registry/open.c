@@ -237,8 +237,10 @@ void xp_fb_totals(const xp_fb *fb, uint64_t tot[4])
 {
 	uint64_t sum = 0;
 
+	if (fb->sum_known)
+		sum = fb->sum_hi ? UINT64_MAX : fb->sum_lo;
 	/* A profile without counters may have no table at all. */
-	for (uint32_t i = 0; i < fb->n[XP_T_COUNTERS]; i++) {
+	for (uint32_t i = 0; !fb->sum_known && i < fb->n[XP_T_COUNTERS]; i++) {
 		uint64_t v = xp_get_le64(fb->tab[XP_T_COUNTERS] +
 		                         (size_t)i * XP_RS_COUNTER + XP_CN_VALUE);
 		sum = sum + v < sum ? UINT64_MAX : sum + v;
