@@ -241,6 +241,9 @@ static int print_one_sided(const report *r, int side_a)
 	char b1[FMTLEN], b2[FMTLEN];
 	size_t rows = 0;
 
+	/* The whole profile has the bits of everything in it. */
+	if (!(xp_cmp_total(r->c)->diff & XP_CMP_PROCS))
+		return 0;
 	tool_tab_init(&t, 4, 2);
 	tool_tab_row(&t, (const char *const[]){"sum", "counters", "object file",
 	                                  "procedure"});
@@ -333,6 +336,8 @@ static int print_signatures(const report *r)
 	tool_table t;
 	size_t rows = 0;
 
+	if (!(xp_cmp_total(c)->diff & XP_CMP_SIGNATURE))
+		return 0;
 	tool_tab_init(&t, 4, 2);
 	tool_tab_row(&t, (const char *const[]){"signature A", "signature B",
 	                                  "object file", "procedure"});
@@ -407,6 +412,10 @@ static void print_others(const report *r)
 			break;
 		}
 	}
+	/* The whole profile has the bits of everything in it. */
+	if (!(xp_cmp_total(c)->diff & (XP_CMP_FIELDS | XP_CMP_STATS |
+	                               XP_CMP_VALUES | XP_CMP_STRUCTURE)))
+		return;
 	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
 		unsigned own = e->diff & (XP_CMP_FIELDS | XP_CMP_STATS);
@@ -425,8 +434,14 @@ static void print_others(const report *r)
 			continue;
 		diff_list(list, sizeof list, other);
 		other_heading(r, &rows);
-		fprintf(f, "  procedure %s in %s: %s\n", e->name, e->objfile,
-		        list);
+		/* Many lines: pieces, without a format to parse. */
+		fputs("  procedure ", f);
+		fputs(e->name, f);
+		fputs(" in ", f);
+		fputs(e->objfile, f);
+		fputs(": ", f);
+		fputs(list, f);
+		putc('\n', f);
 	}
 }
 
