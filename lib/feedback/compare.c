@@ -1217,6 +1217,32 @@ static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
 }
 
 /*
+ * Adds the shares of the counters joined in j to the overlaps of their
+ * procedure (o), of its object file (entry of) and of the whole profile.
+ * A pair with a 0 adds +0, which changes no sum, and is proportional
+ * only when both are 0: such pairs are dropped first, which spares
+ * their divisions, the order of the others kept.
+ */
+static void add_shares(xp_cmp *c, cjoin *j, ovl *o, uint32_t of)
+{
+	size_t m = 0;
+	int one = 0;
+
+	for (size_t k = 0; k < j->n; k++) {
+		uint64_t a = j->va[k], b = j->vb[k];
+		j->va[m] = a;
+		j->vb[m] = b;
+		m += a != 0 && b != 0;
+		one |= (a == 0) != (b == 0);
+	}
+	ovl_add(o, j->va, j->vb, m);
+	ovl_add(&c->o_ofs[of], j->va, j->vb, m);
+	ovl_add(&c->o_total, j->va, j->vb, m);
+	if (one)
+		o->prop = c->o_ofs[of].prop = c->o_total.prop = 0;
+}
+
+/*
  * The pass over the procedures: match, sum, compare, and add every
  * counter's share to the overlaps of its procedure, its object file and
  * the whole profile (in this order of procedures and counters, which the
@@ -1259,9 +1285,7 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 		o.sa = j->sa;
 		o.sb = j->sb;
 		ovl_start(&o);
-		ovl_add(&o, j->va, j->vb, j->n);
-		ovl_add(&c->o_ofs[e->of], j->va, j->vb, j->n);
-		ovl_add(&c->o_total, j->va, j->vb, j->n);
+		add_shares(c, j, &o, e->of);
 		e->pub.overlap = ovl_result(&o);
 		if (e->pub.in_a && e->pub.in_b) {
 			if (j->differ != 0 || j->matched != j->na ||
