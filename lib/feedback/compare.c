@@ -303,21 +303,24 @@ static inline uint64_t pack(uint32_t lo, uint32_t hi)
 	return lo | (uint64_t)hi << 32;
 }
 
-static void w_stat(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_stat(const side *s, uint32_t i, words *r)
 {
 	r->w[0] = U32(s, XP_T_STATS, i, XP_ST_KIND);
 	r->w[1] = U64(s, XP_T_STATS, i, XP_ST_VALUE);
 	r->w[2] = 0;
 }
 
-static void w_block(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_block(const side *s, uint32_t i, words *r)
 {
 	const unsigned char *p = xp_rec(s->fb, XP_T_BLOCKS, i);
 	r->w[0] = pack(xp_get_le32(p + XP_BK_ID), xp_get_le32(p + XP_BK_COUNTER));
 	r->w[1] = r->w[2] = 0;
 }
 
-static void w_edge(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_edge(const side *s, uint32_t i, words *r)
 {
 	const unsigned char *p = xp_rec(s->fb, XP_T_EDGES, i);
 	r->w[0] = pack(xp_get_le32(p + XP_ED_ID), xp_get_le32(p + XP_ED_COUNTER));
@@ -325,7 +328,8 @@ static void w_edge(const side *s, uint32_t i, words *r)
 	r->w[2] = 0;
 }
 
-static void w_tuple(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_tuple(const side *s, uint32_t i, words *r)
 {
 	const unsigned char *p = xp_rec(s->fb, XP_T_TUPLES, i);
 	r->w[0] = pack(xp_get_le32(p + XP_TU_ID), xp_get_le32(p + XP_TU_BLOCK));
@@ -333,13 +337,15 @@ static void w_tuple(const side *s, uint32_t i, words *r)
 	r->w[2] = srank(s, s->res[i]);
 }
 
-static void w_objref(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_objref(const side *s, uint32_t i, words *r)
 {
 	r->w[0] = srank(s, xp_fb_objref(s->fb, i));
 	r->w[1] = r->w[2] = 0;
 }
 
-static void w_comdat(const side *s, uint32_t i, words *r)
+static inline __attribute__((always_inline)) void
+w_comdat(const side *s, uint32_t i, words *r)
 {
 	r->w[0] = pack(srank(s, U32(s, XP_T_COMDATS, i, XP_CD_PROC)),
 	               srank(s, U32(s, XP_T_COMDATS, i, XP_CD_OBJFILE)));
@@ -936,6 +942,19 @@ typedef struct {
 	uint32_t ia, ib;
 } pairidx;
 
+/* The keys of every record of the table that index idx orders, in the
+ * order they are stored (which reads them in one sweep); NULL when out
+ * of memory. */
+static uint64_t *keys_of(const side *s, xp_table idx)
+{
+	uint32_t n = xp_fb_count(s->fb, idx);
+	uint64_t *k = malloc(((size_t)n + 1) * sizeof *k);
+
+	for (uint32_t i = 0; k != NULL && i < n; i++)
+		k[i] = key_of(s, idx, i);
+	return k;
+}
+
 /*
  * Walks two sorted indexes side by side: the pairs of records with the
  * same key, UINT32_MAX for a missing side.
@@ -947,20 +966,24 @@ static xp_err join_index(const xp_cmp *c, xp_table idx, pairidx **out,
 	uint32_t i = 0, j = 0;
 	size_t k = 0;
 	pairidx *p = malloc(((size_t)na + nb + 1) * sizeof *p);
+	uint64_t *ka = NULL, *kb = NULL;
 
-	if (p == NULL)
-		return XP_E_NOMEM;
 	/* One layout: the same indexes. */
-	for (; c->shape && k < na; k++)
+	for (; p != NULL && c->shape && k < na; k++)
 		p[k] = (pairidx){xp_fb_index(c->a.fb, idx, (uint32_t)k),
 		                 xp_fb_index(c->b.fb, idx, (uint32_t)k)};
 	i = j = (uint32_t)k;
+	if (p == NULL || (i < na && (ka = keys_of(&c->a, idx)) == NULL) ||
+	    (j < nb && (kb = keys_of(&c->b, idx)) == NULL)) {
+		XP_FREE(p, ka, kb);
+		return XP_E_NOMEM;
+	}
 	while (i < na || j < nb) {
 		uint32_t x = i < na ? xp_fb_index(c->a.fb, idx, i) : 0;
 		uint32_t y = j < nb ? xp_fb_index(c->b.fb, idx, j) : 0;
-		uint64_t kx = i < na ? key_of(&c->a, idx, x) : 0;
-		uint64_t ky = j < nb ? key_of(&c->b, idx, y) : 0;
-		int r = i >= na ? 1 : j >= nb ? -1 : (kx > ky) - (kx < ky);
+		int r = i >= na   ? 1
+		        : j >= nb ? -1
+		                  : (ka[x] > kb[y]) - (ka[x] < kb[y]);
 
 		if (r < 0) {
 			p[k++] = (pairidx){x, UINT32_MAX};
@@ -974,6 +997,7 @@ static xp_err join_index(const xp_cmp *c, xp_table idx, pairidx **out,
 			j++;
 		}
 	}
+	XP_FREE(ka, kb);
 	*out = p;
 	*n = k;
 	return XP_E_OK;
@@ -1048,13 +1072,12 @@ static xp_err compare_objfiles(xp_cmp *c, uint32_t **map_a, uint32_t **map_b)
 	return err;
 }
 
-/* With one layout (c->shape): are records [first, first + n) of table t
- * the same bytes on both sides? */
-static int same_bytes(const xp_cmp *c, xp_table t, uint32_t first,
+/* Are records [fa, fa + n) of table t of A the same bytes as [fb, fb + n)
+ * of B? */
+static int same_bytes(const xp_cmp *c, xp_table t, uint32_t fa, uint32_t fb,
                       uint32_t n)
 {
-	return n == 0 || memcmp(xp_rec(c->a.fb, t, first),
-	                        xp_rec(c->b.fb, t, first),
+	return n == 0 || memcmp(xp_rec(c->a.fb, t, fa), xp_rec(c->b.fb, t, fb),
 	                        (size_t)n * xp_tabdescs[t].size) == 0;
 }
 
@@ -1070,23 +1093,45 @@ static nest vps_of(const side *s, const unsigned char *r)
 	              U32(s, XP_T_OBJFILES, of, XP_OF_NVPV)};
 }
 
+/*
+ * Are the records of table t from first field ff, n_x field fn, of PROCS
+ * records x and y the same bytes?  Then they are the same records when
+ * they name no string, or the two sides have one string table.
+ */
+static int slices_same(const xp_cmp *c, xp_table t, const unsigned char *x,
+                       const unsigned char *y, unsigned ff, unsigned fn)
+{
+	uint32_t fa = xp_get_le32(x + ff), fb = xp_get_le32(y + ff);
+	uint32_t n = xp_get_le32(x + fn);
+
+	return n == xp_get_le32(y + fn) && same_bytes(c, t, fa, fb, n);
+}
+
 /* Do two procedures have the same blocks, edges and tuples? */
 static int structure_same(xp_cmp *c, const unsigned char *x,
                           const unsigned char *y, xp_err *err)
 {
 	const side *a = &c->a, *b = &c->b;
+	uint32_t ta = xp_get_le32(x + XP_PR_FTUP), tb = xp_get_le32(y + XP_PR_FTUP);
 
 	if (c->shape)
 		return 1;
 	if ((a->res == NULL && (*err = resolve_tuples(&c->a)) != XP_E_OK) ||
 	    (b->res == NULL && (*err = resolve_tuples(&c->b)) != XP_E_OK))
 		return 0;
-	return set_same(a, b, w_block, SLICE(x, XP_PR_FBLK, XP_PR_NBLK),
-	                SLICE(y, XP_PR_FBLK, XP_PR_NBLK), err) &&
-	       set_same(a, b, w_edge, SLICE(x, XP_PR_FEDGE, XP_PR_NEDGE),
-	                SLICE(y, XP_PR_FEDGE, XP_PR_NEDGE), err) &&
-	       set_same(a, b, w_tuple, SLICE(x, XP_PR_FTUP, XP_PR_NTUP),
-	                SLICE(y, XP_PR_FTUP, XP_PR_NTUP), err);
+	return (slices_same(c, XP_T_BLOCKS, x, y, XP_PR_FBLK, XP_PR_NBLK) ||
+	        set_same(a, b, w_block, SLICE(x, XP_PR_FBLK, XP_PR_NBLK),
+	                 SLICE(y, XP_PR_FBLK, XP_PR_NBLK), err)) &&
+	       (slices_same(c, XP_T_EDGES, x, y, XP_PR_FEDGE, XP_PR_NEDGE) ||
+	        set_same(a, b, w_edge, SLICE(x, XP_PR_FEDGE, XP_PR_NEDGE),
+	                 SLICE(y, XP_PR_FEDGE, XP_PR_NEDGE), err)) &&
+	       ((a->rank == NULL &&
+	         slices_same(c, XP_T_TUPLES, x, y, XP_PR_FTUP, XP_PR_NTUP) &&
+	         memcmp(a->res + ta, b->res + tb,
+	                (size_t)xp_get_le32(x + XP_PR_NTUP) * sizeof *a->res) ==
+	             0) ||
+	        set_same(a, b, w_tuple, SLICE(x, XP_PR_FTUP, XP_PR_NTUP),
+	                 SLICE(y, XP_PR_FTUP, XP_PR_NTUP), err));
 }
 
 /* Compares what two versions of a procedure hold besides counters. */
@@ -1111,7 +1156,7 @@ static xp_err compare_proc_records(xp_cmp *c, entry *e, uint32_t pa,
 	nest vx = vps_of(&c->a, x), vy = vps_of(&c->b, y);
 	if (err == XP_E_OK &&
 	    !(c->shape && same_bytes(c, XP_T_VPVALS, vx.first_val,
-	                             vx.n * vx.nvpv)) &&
+	                             vy.first_val, vx.n * vx.nvpv)) &&
 	    !nest_same(&vx, &vy, &err))
 		e->pub.diff |= XP_CMP_VALUES;
 	if (err == XP_E_OK && !structure_same(c, x, y, &err))
@@ -1360,7 +1405,7 @@ static int srcfile_same(const xp_cmp *c, uint32_t ia, uint32_t ib,
 		             U32(&c->a, XP_T_SRCLINES, last, XP_SL_NREF) - first;
 		uint64_t sa = 0, sb = 0;
 
-		if (same_bytes(c, XP_T_BLOCKREFS, first, n))
+		if (same_bytes(c, XP_T_BLOCKREFS, first, first, n))
 			return 1;
 		for (uint32_t i = first; i < first + n; i++) {
 			sa += U64(&c->a, XP_T_BLOCKREFS, i, XP_BR_COUNT);
