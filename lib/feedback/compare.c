@@ -14,12 +14,21 @@
  * records that form sets (stats, value profile values, source lines, ...)
  * are compared regardless of their order.  Two versions of a profile
  * almost always list such a set in the same order, so a set is first
- * compared record by record; from the first record that differs on, an
- * order-independent hash of each side's remaining records (a sum of
- * per-record hashes) settles that the sets differ when the hashes do.
- * Only when the records differ in order but the hashes agree are the
- * remaining records sorted and compared exactly, so no hash collision can
- * change an answer.
+ * compared record by record (slices as bytes where that decides);
+ * from the first record that differs on, order-independent sums over
+ * each side's remaining records (of linear functions of their words,
+ * then of hashes) settle that the sets differ when they differ.  Only
+ * when the records differ in order but the sums agree are the remaining
+ * records sorted and compared exactly, so no collision can change an
+ * answer.  Two databases of one layout (xp_fb.like: B was checked
+ * against A byte for byte) differ in nothing but values, and what they
+ * share is not compared at all.
+ *
+ * Counters are joined by id in place: a procedure's ids are 1 to n.
+ * The whole profile's sums come from the reader, each object file's are
+ * taken in one sweep over its procedures, and then one pass over the
+ * procedures, in index order, adds each counter's share to the
+ * overlaps of its procedure, object file and profile.
  *
  * Sums of counts are kept exactly in 128 bits, and the questions that
  * decide a result (are two vectors proportional, which of two shares is

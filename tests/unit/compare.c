@@ -44,6 +44,55 @@ static void test_overlap(void)
 	CHECK(NEAR(xp_overlap(big2, one, 2), 0.5 + 1.0 / 3));
 }
 
+/* A long double of an exact 128-bit sum, as the library makes it. */
+static long double ld128(unsigned __int128 x)
+{
+	return (long double)(uint64_t)(x >> 64) * 18446744073709551616.0L +
+	       (long double)(uint64_t)x;
+}
+
+/*
+ * The overlap is the sum, in order and in long double, of the smaller of
+ * each counter's two rounded shares: however the smaller one is found,
+ * the figure is that one bit for bit, for sums below 2^64 and past it,
+ * with counts of every size and some zeros.
+ */
+static void test_overlap_rounding(void)
+{
+	enum { N = 1500 };
+	static uint64_t a[N], b[N];
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	for (unsigned round = 0; round < 60; round++) {
+		unsigned bits = 1 + round % 63;
+		unsigned __int128 sa = 0, sb = 0;
+		long double acc = 0;
+
+		for (size_t i = 0; i < N; i++) {
+			a[i] = unit_next(&seed) >> (64 - bits);
+			b[i] = i % 5 == 0 ? a[i] : unit_next(&seed) >> (64 - bits);
+			if (i % 11 == 0)
+				(i % 2 ? a : b)[i] = 0;
+			sa += a[i];
+			sb += b[i];
+		}
+		/* Not proportional: a share on one side only. */
+		sa -= a[0];
+		sb -= b[0];
+		a[0] = 0;
+		b[0] = 1;
+		sb += 1;
+		long double lsa = ld128(sa), lsb = ld128(sb);
+		for (size_t i = 0; i < N; i++) {
+			long double x = (long double)a[i] / lsa;
+			long double y = (long double)b[i] / lsb;
+			acc += x < y ? x : y;
+		}
+		double want = acc > 1 ? 1.0 : (double)acc;
+		CHECK(xp_overlap(a, b, N) == want);
+	}
+}
+
 static void test_cover(void)
 {
 	uint64_t v[] = {60, 50, 40, 30, 10}; /* total 190 */
@@ -433,6 +482,7 @@ static void test_summary_covers(void)
 int main(void)
 {
 	RUN(test_overlap);
+	RUN(test_overlap_rounding);
 	RUN(test_cover);
 	RUN(test_relative);
 	RUN(test_cmp_equal);
