@@ -860,7 +860,8 @@ static xp_err join_counters(const side *a, uint32_t ia, const side *b,
 		}
 	}
 	j->n = j->na > j->nb ? j->na : j->nb;
-	memset(j->on, 0, j->n);
+	if (j->n)   /* j->on is NULL until a procedure has counters */
+		memset(j->on, 0, j->n);
 	if (dense_side(a, ia, j, j->va, 1) && dense_side(b, ib, j, j->vb, 2)) {
 		for (uint32_t k = 0; k < j->n; k++)
 			j->id[k] = k + 1;
@@ -1136,9 +1137,10 @@ static int structure_same(xp_cmp *c, const unsigned char *x,
 	                 SLICE(y, XP_PR_FEDGE, XP_PR_NEDGE), err)) &&
 	       ((a->rank == NULL &&
 	         slices_same(c, XP_T_TUPLES, x, y, XP_PR_FTUP, XP_PR_NTUP) &&
-	         memcmp(a->res + ta, b->res + tb,
-	                (size_t)xp_get_le32(x + XP_PR_NTUP) * sizeof *a->res) ==
-	             0) ||
+	         (xp_get_le32(x + XP_PR_NTUP) == 0 ||
+	          memcmp(a->res + ta, b->res + tb,
+	                 (size_t)xp_get_le32(x + XP_PR_NTUP) * sizeof *a->res) ==
+	              0)) ||
 	        set_same(a, b, w_tuple, SLICE(x, XP_PR_FTUP, XP_PR_NTUP),
 	                 SLICE(y, XP_PR_FTUP, XP_PR_NTUP), err));
 }
