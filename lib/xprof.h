@@ -574,12 +574,14 @@ xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
  * Inputs of one binary are added far faster this way: a database that
  * differs from one of the last four databases added in full only in its
  * counts and value profile values is checked against that one byte for
- * byte, and only its counts are read.  Those databases stay open
- * (mapped) until inputs of four other layouts have come, an input added
- * in full changes the versions of procedures they hold, or the merge
- * finishes.  The result, and what goes to d, are those of
- * xp_merger_add(); a warning that an input's procedure was dropped is
- * given for each such input.
+ * byte as it is read (through a buffer; nothing of it is mapped), and
+ * only its counts are kept.  Those databases stay open (mapped) until
+ * inputs of four other layouts have come, an input added in full changes
+ * the versions of procedures they hold, or the merge finishes; the first
+ * database of a merge is not even added in full while nothing else is.
+ * The result, and what goes to d, are those of xp_merger_add(); a
+ * warning that an input's procedure was dropped is given for each such
+ * input.
  */
 xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
                           const char *name, xp_diags *d);

@@ -513,6 +513,45 @@ void xp_wbuf_discard(xp_wbuf *w);
 
 #define XP_WBUF_MAXRES 8192
 
+/*
+ * A window on a file read with pread(2) into a buffer of the caller's:
+ * xp_win_get() gives bytes [from, to) of the file, reading what the
+ * buffer does not hold yet.  Made for reading a file front to back, in
+ * pieces much smaller than the buffer: bytes already read at the end of
+ * the buffer move to its start instead of being read again.  Nothing is
+ * mapped, so a file read this way adds nothing to the memory of the
+ * process and costs no page faults.
+ */
+typedef struct {
+	int fd;
+	unsigned char *buf;
+	size_t cap;
+	uint64_t start, end;  /* the file's bytes the buffer holds */
+	int err;              /* errno of a failed read, or EIO at its end */
+} xp_win;
+
+static inline void xp_win_init(xp_win *w, int fd, unsigned char *buf,
+                               size_t cap)
+{
+	w->fd = fd;
+	w->buf = buf;
+	w->cap = cap;
+	w->start = w->end = 0;
+	w->err = 0;
+}
+
+/* Bytes [from, to) of the file (to - from <= cap); NULL, with w->err
+ * set, when they cannot be read. */
+const unsigned char *xp_win_get_slow(xp_win *w, uint64_t from, uint64_t to);
+
+static inline const unsigned char *xp_win_get(xp_win *w, uint64_t from,
+                                              uint64_t to)
+{
+	if (from >= w->start && to <= w->end)
+		return w->buf + (from - w->start);
+	return xp_win_get_slow(w, from, to);
+}
+
 /* CRC-32C (Castagnoli), continued from crc (start with 0). */
 uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n);
 /* A count of bytes and their CRC-32C, taken as they are read. */

@@ -1,7 +1,10 @@
 /*
- * base/rd.c - the out-of-line parts of the readers of rd.h.
+ * base/rd.c - the out-of-line parts of the readers of rd.h, and the read
+ * window of internal.h.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "base/rd.h"
 
@@ -140,4 +143,33 @@ int xp_text_keyword(const unsigned char *head, size_t len, const char *kw)
 
 	return len > kl && memcmp(head, kw, kl) == 0 &&
 	       (head[kl] == ' ' || head[kl] == '\n' || head[kl] == '\r');
+}
+
+const unsigned char *xp_win_get_slow(xp_win *w, uint64_t from, uint64_t to)
+{
+	size_t keep = 0;
+	if (to - from > w->cap) {
+		w->err = EINVAL;
+		return NULL;
+	}
+	if (from >= w->start && from < w->end) {
+		keep = (size_t)(w->end - from);
+		memmove(w->buf, w->buf + (from - w->start), keep);
+	}
+	w->start = from;
+	w->end = from + keep;
+	while (w->end < to) {
+		ssize_t k = pread(w->fd, w->buf + (w->end - w->start),
+		                  w->cap - (size_t)(w->end - w->start),
+		                  (off_t)w->end);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->err = k < 0 ? errno : EIO;
+			w->start = w->end = 0;
+			return NULL;
+		}
+		w->end += (uint64_t)k;
+	}
+	return w->buf;
 }

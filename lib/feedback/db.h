@@ -84,6 +84,19 @@ xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
                            const xp_fb *const *like, unsigned nlike,
                            int *same, xp_fb **out, xp_diags *d);
 
+/*
+ * The check of xp_db_open_fd_like() without opening: whether the
+ * database file of len bytes that w reads (from its start, through the
+ * window's buffer, nothing mapped) has the shape of one of
+ * like[0..nlike-1] and a correct checksum.  1 + the index of the one it
+ * has; 0 when it has none of their shapes, when it cannot be read, or
+ * when the comparison would need the whole file at once (VP_PROC values
+ * other than like's): it is then to be opened, which says which.
+ * *crc is set to the checksum its header gives.
+ */
+int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
+                     unsigned nlike, uint32_t *crc);
+
 /* xp_profdir_open() and xp_open_any() with like, nlike and same as above. */
 xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
                             const char *objfile, const xp_fb *const *like,
@@ -104,6 +117,19 @@ void xp_fb_totals(const xp_fb *fb, uint64_t tot[4]);
 xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
                               unsigned nlike, int *same, xp_fb **out,
                               xp_diags *d);
+/*
+ * For the merger, which reads databases of a layout seen before without
+ * opening them (xp_db_check_like): the descriptor of the database file
+ * that input in is, its own or, for a profile directory (*dir set), its
+ * feedback database's; -1 when there is none (another kind of input, or
+ * no such file: the input is then to be read as usual, which says
+ * why).  *len is the file's size.
+ */
+int xp_input_db_fd(xp_input *in, int *dir, uint64_t *len);
+/* Records what the merger read of it: the database's size and checksum
+ * (its header's) and its totals (xp_fb_totals). */
+void xp_input_took_db(xp_input *in, uint64_t len, uint32_t crc,
+                      const uint64_t tot[4]);
 /* xp_input_open() that also gives a handle, of format XP_FMT_UNKNOWN,
  * for a regular file in no known format. */
 xp_err xp_input_open_any(const char *path, xp_input **out, xp_diags *d);

@@ -947,13 +947,13 @@ static xp_err check_all(rd *r)
 /* ------------------------------------------------------------------ */
 
 /*
- * The value profile type of every VPVALS record of the file being read,
- * from its object files, procedures and VPS, which are like's; NULL when
- * out of memory.
+ * The value profile type of every VPVALS record of fb (the template the
+ * file being read is compared with: by the time its VPVALS are compared,
+ * the file's object files, procedures and VPS are fb's); NULL when out
+ * of memory.
  */
-static unsigned char *vpval_types(const rd *r)
+static unsigned char *vpval_types(const xp_fb *fb)
 {
-	const xp_fb *fb = r->fb;
 	unsigned char *ty = malloc((size_t)fb->n[XP_T_VPVALS] + 1);
 	if (!ty)
 		return NULL;
@@ -976,16 +976,17 @@ static unsigned char *vpval_types(const rd *r)
 
 /* What same_shape() learns of the VPVALS records as it goes. */
 typedef struct {
+	const xp_fb *like;
 	unsigned char *types;  /* per record: its type, once needed */
 	int proc_values;       /* a VP_PROC value differs from like's */
 } vvstate;
 
 /*
  * Whether a VP_PROC record ra with a value other than like's passes the
- * checks of check_vpval(), which its strings (like's) passed or failed
- * alike: whether a name holds ':' is found in its bytes.
+ * checks of check_vpval(), which its strings (fb's, like's) passed or
+ * failed alike: whether a name holds ':' is found in its bytes.
  */
-static int proc_value_ok(const rd *r, const unsigned char *ra)
+static int proc_value_ok(const xp_fb *fb, const unsigned char *ra)
 {
 	uint32_t flags = xp_get_le32(ra + XP_VV_FLAGS);
 	uint64_t v = xp_get_le64(ra + XP_VV_VALUE);
@@ -994,7 +995,6 @@ static int proc_value_ok(const rd *r, const unsigned char *ra)
 	if (!(flags & XP_VVF_HAS_VALUE))
 		return v == 0;
 	uint32_t name = (uint32_t)v, objfile = (uint32_t)(v >> 32);
-	const xp_fb *fb = r->fb;
 	return name < fb->nstr && objfile < fb->nstr &&
 	       !memchr(xp_fb_str(fb, name), ':', xp_fb_strlen(fb, name));
 }
@@ -1070,9 +1070,8 @@ static int proc_strings_used(const rd *r, const xp_fb *like,
  * names strings, whether every string is still used is left to the end
  * (proc_strings_used()).
  */
-static int same_vpvals(const rd *r, const unsigned char *a,
-                       const unsigned char *b, uint32_t n, uint32_t first,
-                       vvstate *vs)
+static int same_vpvals(const unsigned char *a, const unsigned char *b,
+                       uint32_t n, uint32_t first, vvstate *vs)
 {
 	unsigned char *ty = vs->types;
 	int same = 1;
@@ -1087,7 +1086,7 @@ static int same_vpvals(const rd *r, const unsigned char *a,
 		              xp_get_le64(ra + XP_VV_COUNT) == 0 ||
 		              xp_get_le64(rb + XP_VV_COUNT) != 0))
 			continue;
-		if (!ty && !(ty = vs->types = vpval_types(r)))
+		if (!ty && !(ty = vs->types = vpval_types(vs->like)))
 			return 0;
 		if (equal) {
 			/* A count without a value: VP_PROC only. */
@@ -1096,12 +1095,17 @@ static int same_vpvals(const rd *r, const unsigned char *a,
 		}
 		if (ty[first + i] == XP_VP_PROC) {
 			vs->proc_values = 1;
-			same = proc_value_ok(r, ra);
+			same = proc_value_ok(vs->like, ra);
 			continue;
 		}
-		rd quiet = *r;
-		quiet.d = NULL;
-		same = check_vpval(&quiet, first + i, ty[first + i]) == XP_E_OK;
+		/* The record alone, as record 0 of a profile of its own:
+		 * no message is made, so its place does not matter. */
+		xp_fb one = *vs->like;
+		one.tab[XP_T_VPVALS] = ra;
+		rd quiet;
+		memset(&quiet, 0, sizeof quiet);
+		quiet.fb = &one;
+		same = check_vpval(&quiet, 0, ty[first + i]) == XP_E_OK;
 	}
 	return same;
 }
@@ -1111,22 +1115,36 @@ static int same_vpvals(const rd *r, const unsigned char *a,
 #define STEP 65536
 
 /*
- * Bytes [from, to) of the file being read, a record boundary of table t
- * (XP_T_COUNT_: bytes outside the tables whose values may differ) away
- * from the start of t, are added to *crc and compared with like's image
- * b: equal, or as same_shape() allows.
+ * Where same_shape() finds the bytes of the file being read: in memory
+ * (base), or through a read window (w).
  */
-static int step(const rd *r, const unsigned char *b, uint64_t from,
-                uint64_t to, unsigned t, uint32_t *crc, vvstate *vs)
+typedef struct {
+	const unsigned char *base;
+	xp_win *w;
+} bytes_of;
+
+static const unsigned char *get_bytes(const bytes_of *f, uint64_t from,
+                                      uint64_t to)
 {
-	const unsigned char *a = r->base;
-	*crc = xp_crc32c(*crc, a + from, (size_t)(to - from));
+	return f->base ? f->base + from : xp_win_get(f->w, from, to);
+}
+
+/*
+ * Bytes [from, to) of the file being read, at a, a record boundary of
+ * table t (XP_T_COUNT_: bytes outside the tables whose values may
+ * differ) away from the start of t at offset toff, are added to *crc
+ * and compared with like's image: equal, or as same_shape() allows.
+ */
+static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
+                uint64_t to, unsigned t, uint64_t toff, uint32_t *crc,
+                vvstate *vs)
+{
+	const unsigned char *b = like->image + from;
+	*crc = xp_crc32c(*crc, a, (size_t)(to - from));
 	if (t == XP_T_COUNT_)
-		return memcmp(a + from, b + from, (size_t)(to - from)) == 0;
+		return memcmp(a, b, (size_t)(to - from)) == 0;
 	size_t rs = xp_tabdescs[t].size;
 	uint32_t n = (uint32_t)((to - from) / rs);
-	a += from;
-	b += from;
 	switch (t) {
 	case XP_T_STATS:
 		return xp_same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
@@ -1134,66 +1152,92 @@ static int step(const rd *r, const unsigned char *b, uint64_t from,
 		add_counts(r->fb, a, n);
 		return xp_same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
 	case XP_T_VPVALS:
-		return same_vpvals(r, a, b, n,
-		                   (uint32_t)((from - r->off[XP_DBE_TABLE0 + t]) /
-		                              rs),
-		                   vs);
+		return same_vpvals(a, b, n, (uint32_t)((from - toff) / rs), vs);
 	default:
 		return xp_same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
 	}
 }
 
 /*
- * Whether the file being read (r->fb laid out as like) has the shape of
- * like, a database that passed every check, and a correct checksum: the
- * same bytes but for the checksum, the values of STATS, COUNTERS and
+ * Whether the file being read (len bytes, from f) has the shape of like,
+ * a database that passed every check, and a correct checksum: the same
+ * bytes but for the checksum, the values of STATS, COUNTERS and
  * BLOCKREFS and the counts and values of VPVALS.  Of those the checks
  * read only the VPVALS records, which same_vpvals() and
- * proc_strings_used() check.  Such a file
- * passes every check like passed, and the checks are not run: inputs of
- * one binary with the same coverage differ in nothing else.  The
- * checksum and the comparison are one pass over the file.
+ * proc_strings_used() check.  Such a file passes every check like
+ * passed, and the checks are not run: inputs of one binary with the same
+ * coverage differ in nothing else.  The checksum and the comparison are
+ * one pass over the file.  r, when not NULL, reads the whole file (laid
+ * out as like): without it, a file whose VP_PROC values differ from
+ * like's, which proc_strings_used() would need to read whole, is not
+ * found to have like's shape.
  */
-static int same_shape(const rd *r, const xp_fb *like)
+static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
+                      uint64_t len)
 {
 	static const unsigned char zero4[4];
-	const unsigned char *a = r->base, *b = like->image;
-	if (memcmp(a, b, XP_DBH_CRC) != 0 ||
+	const unsigned char *b = like->image;
+	const unsigned char *a = get_bytes(f, 0, XP_DB_DIR_END);
+	if (!a || memcmp(a, b, XP_DBH_CRC) != 0 ||
 	    memcmp(a + XP_DBH_CRC + 4, b + XP_DBH_CRC + 4,
 	           XP_DB_DIR_END - XP_DBH_CRC - 4) != 0)
 		return 0;
+	uint32_t want = xp_get_le32(a + XP_DBH_CRC);
 	uint32_t crc = xp_crc32c(0, a, XP_DBH_CRC);
 	crc = xp_crc32c(crc, zero4, 4);
 	crc = xp_crc32c(crc, a + XP_DBH_CRC + 4, XP_DB_DIR_END - XP_DBH_CRC - 4);
 	uint64_t pos = XP_DB_DIR_END;
-	vvstate vs = {NULL, 0};
+	vvstate vs = {like, NULL, 0};
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
-		uint64_t off = r->off[e];
+		uint64_t off = xp_get_le64(b + dirfield(e, XP_DBE_OFFSET));
 		uint64_t end = off + xp_db_entry_recsize(e) *
-		                         xp_get_le64(a + dirfield(e, XP_DBE_COUNT));
+		                         xp_get_le64(b + dirfield(e, XP_DBE_COUNT));
 		unsigned t = e >= XP_DBE_TABLE0 ? e - XP_DBE_TABLE0 : XP_T_COUNT_;
 		if (t != XP_T_STATS && t != XP_T_COUNTERS && t != XP_T_VPVALS &&
 		    t != XP_T_BLOCKREFS)
 			t = XP_T_COUNT_;
 		/* The padding before the table, then the table in steps of
 		 * whole records. */
-		if (pos < off && !step(r, b, pos, off, XP_T_COUNT_, &crc, &vs))
+		if (pos < off &&
+		    (!(a = get_bytes(f, pos, off)) ||
+		     !step(a, like, pos, off, XP_T_COUNT_, 0, &crc, &vs)))
 			break;
 		uint64_t whole = STEP - STEP % xp_db_entry_recsize(e);
 		for (pos = off; pos < end;) {
 			uint64_t to = end - pos > whole ? pos + whole : end;
-			if (!step(r, b, pos, to, t, &crc, &vs))
+			if (!(a = get_bytes(f, pos, to)) ||
+			    !step(a, like, pos, to, t, off, &crc, &vs) ||
+			    (vs.proc_values && !r))
 				break;
 			pos = to;
 		}
 		if (pos != end)
 			break;
 	}
-	int same = pos == r->len && crc == xp_get_le32(a + XP_DBH_CRC);
+	int same = pos == len && crc == want;
 	if (same && vs.proc_values)
 		same = proc_strings_used(r, like, vs.types);
 	free(vs.types);
 	return same;
+}
+
+int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
+                     unsigned nlike, uint32_t *crc)
+{
+	bytes_of f = {NULL, w};
+	const unsigned char *head = xp_win_get(w, 0, XP_DB_DIR_END);
+	for (unsigned k = 0; head && k < nlike; k++) {
+		const xp_fb *lk = like[k];
+		/* The first of like's layout is the one: another of the same
+		 * header and directory is left to the full open. */
+		if (!lk || !lk->image || lk->image_len != len ||
+		    memcmp(head + XP_DBH_CRC + 4, lk->image + XP_DBH_CRC + 4,
+		           XP_DB_DIR_END - XP_DBH_CRC - 4) != 0)
+			continue;
+		*crc = xp_get_le32(head + XP_DBH_CRC);
+		return same_shape(NULL, lk, &f, len) ? (int)k + 1 : 0;
+	}
+	return 0;
 }
 
 /* A profile reading the tables the directory of r gives (r->off). */
@@ -1250,7 +1294,8 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 		xp_fb *fb = layout(&r, lk->type, lk->minor, lk->n_proc_names);
 		if (!fb)
 			return XP_E_NOMEM;
-		if (same_shape(&r, lk)) {
+		bytes_of f = {r.base, NULL};
+		if (same_shape(&r, lk, &f, r.len)) {
 			*same = (int)k + 1;
 			fb->like = lk;
 			fb->sum_known = 1;

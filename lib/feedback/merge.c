@@ -114,6 +114,8 @@ void xp_merge_version_free(aproc *p)
 
 void xp_merge_proc_free(aproc *p)
 {
+	if (!p)
+		return;
 	xp_merge_version_free(p);
 	for (uint32_t i = 0; i < p->nvr; i++)
 		free(p->vr[i].v);
@@ -154,14 +156,10 @@ void xp_merger_free(xp_merger *m)
 	XP_FREE(m->of_by_str, m->pg_by_str, m->sf_by_str, m->smap);
 	xp_buf_free(&m->smap_of);
 	free(m->first_name);
-	for (unsigned k = 0; k < NTMPL; k++) {
-		tmpl *t = &m->tp[k];
-		xp_fb_free(t->fb);
-		xp_buf_free(&t->lost);
-		XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref,
-		        t->vvals);
-	}
+	for (unsigned k = 0; k < NTMPL; k++)
+		xp_merge_template_free(&m->tp[k]);
 	free(m->rank);
+	free(m->rbuf);
 	free(m);
 }
 

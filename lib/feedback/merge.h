@@ -70,7 +70,7 @@ typedef struct {
 /* In ptag: the input's version of the procedure was dropped. */
 #define TAG_DROP (UINT32_MAX - 1)
 
-typedef struct {
+typedef struct aproc {
 	uint32_t of, name;  /* objfile index, pool id */
 	uint64_t sig;
 	uint32_t proc_id, n_vp_sites, n_srcmap_ops;
@@ -143,9 +143,12 @@ typedef struct {
 
 /* A procedure of the template with value profiles, and where they went. */
 typedef struct {
-	uint32_t pi;          /* the procedure it added to */
+	uint32_t pi;          /* the procedure it added to (NONE: lazy) */
 	uint32_t first_vp, n_vps, first_vpval, nvpv;
-	int held;             /* the delta holds counts of it */
+	int held;             /* the delta holds counts of it (vvals) */
+	struct aproc *other;  /* the delta's values other than the
+	                         template's, VP_PROC keys the template's
+	                         string ids; NULL when there are none */
 } tvproc;
 
 /*
@@ -157,6 +160,13 @@ typedef struct {
 typedef struct {
 	xp_fb *fb;            /* the database, open; NULL: the slot is free */
 	uint64_t used;        /* inputs added when one last had its shape */
+	/* A lazy template: fb is the first input, not added yet, and the
+	 * merger holds nothing else.  It is added (with its weight and
+	 * name) when something else is, or the result is written from it
+	 * and the delta directly (merge_flat.c). */
+	int lazy;
+	double weight;
+	char *name;
 	xp_buf lost;          /* warnings of its dropped versions, each
 	                         followed by a NUL */
 	uint32_t *smap;       /* its string ids -> pool ids */
@@ -259,7 +269,11 @@ struct xp_merger {
 	uint64_t changed;     /* bumped when an accumulated version changes */
 
 	uint32_t *rank;       /* when finishing: pool id -> place in byte order */
+	unsigned char *rbuf;  /* inputs of a template's shape are read
+	                         through it (xp_win), RBUF_SIZE bytes */
 };
+
+#define RBUF_SIZE ((size_t)1 << 19)
 
 /* Makes room for need elements of size bytes in *p, doubling *cap. */
 static inline xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -495,9 +509,20 @@ xp_err xp_merge_check_add(const xp_merger *m, double weight,
                           const char *name, xp_diags *d);
 xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
                          const char *name, xp_diags *d);
+/* smap maps in's string ids to pool ids; NULL: the keys of VP_PROC
+ * values stay in's string ids. */
 xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
                         const uint32_t *smap, const xp_proc *ip,
                         uint32_t nvpv);
+/* The keys of p's VP_PROC values, string ids of a profile, as pool ids
+ * (smap). */
+void xp_merge_vps_remap(aproc *p, const uint32_t *smap);
+/* Combines the value profiles of c into p's (c's arrays may move). */
+xp_err xp_merge_combine_vps(xp_merger *m, aproc *p, aproc *c);
+/* The merger takes in's data type (the first input's) or refuses
+ * another, and the header fields of the result. */
+xp_err xp_merge_take_header(xp_merger *m, const xp_fb *in, const char *name,
+                            xp_diags *d);
 xp_err xp_merge_report_drop(xp_merger *m, xp_diags *d, const aproc *lose,
                             const char *lname, const aproc *win,
                             const char *wname, int mine);
@@ -508,8 +533,11 @@ xp_err xp_merge_add_srcfile(xp_merger *m, const xp_fb *in, uint32_t i);
 xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
                                const uint32_t *sid, const uint32_t *tag);
 
-/* Inputs of a layout seen before (merge_layout.c). */
-xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep);
+/* Inputs of a layout seen before (merge_layout.c): every delta added
+ * (a lazy template first added in full), every template but keep
+ * closed; and a template's memory released. */
+xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d);
+void xp_merge_template_free(tmpl *t);
 
 /* The canonical order (merge_order.c). */
 xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d);

@@ -155,8 +155,7 @@ static xp_err copy_version(const absorb *a, const aproc *fp, aproc *c)
 	return XP_E_OK;
 }
 
-/* Combines the value profiles of c into p's (c's arrays may move). */
-static xp_err combine_vps(xp_merger *m, aproc *p, aproc *c)
+xp_err xp_merge_combine_vps(xp_merger *m, aproc *p, aproc *c)
 {
 	for (uint32_t k = 0; k < c->nvr; k++) {
 		vrec *cr = &c->vr[k];
@@ -249,7 +248,7 @@ static xp_err meet(xp_merger *m, aproc *p, aproc *c, uint32_t *tag,
 		if (c->proc_id < p->proc_id)
 			p->proc_id = c->proc_id;
 		*tag = p->gen;
-		return combine_vps(m, p, c);
+		return xp_merge_combine_vps(m, p, c);
 	}
 	const char *pn = xp_strpool_str(&m->names, p->src);
 	const char *cn = xp_strpool_str(&m->names, c->src);
@@ -373,8 +372,8 @@ xp_err xp_merger_absorb(xp_merger *m, xp_merger *f, xp_diags *d)
 	if (f->count == 0)
 		return XP_E_OK;
 	/* The counts that wait in templates go where they belong first. */
-	if ((err = xp_merge_drop_templates(m, NULL)) ||
-	    (err = xp_merge_drop_templates(f, NULL)))
+	if ((err = xp_merge_drop_templates(m, NULL, d)) ||
+	    (err = xp_merge_drop_templates(f, NULL, d)))
 		goto out;
 	m->failed = 1;
 	if ((err = absorb_header(m, f, d)) ||

@@ -288,10 +288,23 @@ static uint64_t vp_key(const uint32_t *smap, const xp_fb *in, uint32_t i,
 	uint64_t v = xp_get_le64(r + XP_VV_VALUE);
 	if (!*has)
 		return 0;
-	if (type == XP_VP_PROC)
+	if (type == XP_VP_PROC && smap)
 		return (uint64_t)smap[(uint32_t)v] |
 		       (uint64_t)smap[(uint32_t)(v >> 32)] << 32;
 	return v;
+}
+
+void xp_merge_vps_remap(aproc *p, const uint32_t *smap)
+{
+	for (uint32_t k = 0; k < p->nvr; k++) {
+		vrec *r = &p->vr[k];
+		for (uint32_t q = 0; r->type == XP_VP_PROC && q < r->nv; q++)
+			if (r->v[q].has)
+				r->v[q].key = (uint64_t)smap[(uint32_t)r->v[q].key] |
+				              (uint64_t)smap[(uint32_t)(r->v[q].key >>
+				                                        32)]
+				                  << 32;
+	}
 }
 
 xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
@@ -591,7 +604,7 @@ static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
 		if (GROW(t->tv, t->tvcap, t->ntv + 1))
 			return XP_E_NOMEM;
 		t->tv[t->ntv++] = (tvproc){pi, ip->first_vp, ip->n_vps,
-		                           ip->first_vpval, nvpv, 0};
+		                           ip->first_vpval, nvpv, 0, NULL};
 	}
 	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
 	for (uint32_t i = 0; i < ip->n_counters; i++, c += XP_RS_COUNTER) {
@@ -826,13 +839,9 @@ xp_err xp_merge_check_add(const xp_merger *m, double weight, const char *name,
 	return XP_E_OK;
 }
 
-/* Adds an input record by record; name is not NULL. */
-xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
-                         const char *name, xp_diags *d)
+xp_err xp_merge_take_header(xp_merger *m, const xp_fb *in, const char *name,
+                            xp_diags *d)
 {
-	xp_err err;
-	if ((err = xp_merge_check_add(m, weight, name, d)))
-		return err;
 	if (!m->first_name) {
 		m->type = in->type;
 		m->first_name = strdup(name);
@@ -844,6 +853,21 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 		                    xp_datatype_name(in->type), m->first_name,
 		                    xp_datatype_name(m->type));
 	}
+	if (in->minor == 4)
+		m->minor = 4;
+	if (in->n_proc_names > m->n_proc_names)
+		m->n_proc_names = in->n_proc_names;
+	return XP_E_OK;
+}
+
+/* Adds an input record by record; name is not NULL. */
+xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
+                         const char *name, xp_diags *d)
+{
+	xp_err err;
+	if ((err = xp_merge_check_add(m, weight, name, d)) ||
+	    (err = xp_merge_take_header(m, in, name, d)))
+		return err;
 	m->failed = 1;
 	xp_merge_set_weight(m, weight);
 	m->seq++;
@@ -854,11 +878,6 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 
 	if ((err = map_strings(m, in)))
 		return err;
-
-	if (in->minor == 4)
-		m->minor = 4;
-	if (in->n_proc_names > m->n_proc_names)
-		m->n_proc_names = in->n_proc_names;
 
 	uint32_t n = in->n[XP_T_OBJFILES];
 	for (uint32_t i = 0; i < n; i++)

@@ -4,10 +4,20 @@
  *
  * A database added in full stays open as a template, with notes of where
  * each of its counts went.  A later database of the same layout is checked
- * against the template byte for byte when it is opened, and its counts are
- * combined into the template's delta, which goes to the noted places
- * before anything else changes the accumulator.  Adding is associative and
- * commutative, so this gives the result of adding each input in full.
+ * against the template byte for byte, read through a buffer of the
+ * merger's (nothing of it is mapped), and its counts are then read again
+ * and combined into the template's delta, which goes to the noted places
+ * before anything else changes the accumulator.  Value profiles with
+ * values other than the template's wait in the delta too, as value lists
+ * of their own.  Adding is associative and commutative, so this gives
+ * the result of adding each input in full.
+ *
+ * The first database of a merge is not even added in full: it stays a
+ * lazy template, the merger holding nothing else, and is added only when
+ * something else is (an input of another layout, another merger's
+ * accumulator).  Inputs of one binary, the common case, then never build
+ * the accumulator: the result is written from the template and the delta
+ * (merge_flat.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,35 +26,100 @@
 
 /*
  * Combines the u64 at vo of n records of size rs at src, weighted, into
- * acc[0..n-1]; first: acc holds nothing yet.
+ * acc[0..n-1]; first: acc holds nothing yet.  Returns the saturating sum
+ * of the u64 as they are (before weighing).  The plain sum, the common
+ * case, has no branch per count: a sum that overflows is caught by the
+ * or of every carry.
  */
-static void combine_into(xp_merger *m, uint64_t *acc, const unsigned char *src,
-                         uint32_t n, size_t rs, size_t vo, int first)
+static uint64_t combine_into(xp_merger *m, uint64_t *acc,
+                             const unsigned char *src, uint32_t n, size_t rs,
+                             size_t vo, int first)
 {
+	uint64_t sum = 0, over = 0;
 	src += vo;
 	if (m->w_int && m->w == 1 && (first || m->o.mode == XP_MERGE_SUM)) {
-		if (first)
-			for (uint32_t i = 0; i < n; i++, src += rs)
-				acc[i] = xp_get_le64(src);
-		else
-			for (uint32_t i = 0; i < n; i++, src += rs)
-				add_plain(m, &acc[i], xp_get_le64(src));
-		return;
+		for (uint32_t i = 0; i < n; i++, src += rs) {
+			uint64_t v = xp_get_le64(src);
+			uint64_t a = first ? 0 : acc[i], s = a + v;
+			uint64_t c = s < v;
+			acc[i] = s | (0 - c);
+			over |= c;
+			uint64_t t = sum + v;
+			sum = t < v ? UINT64_MAX : t;
+		}
+		if (over)
+			m->saturated++;
+		return sum;
 	}
-	for (uint32_t i = 0; i < n; i++, src += rs)
-		add_value(m, &acc[i], xp_get_le64(src), first);
+	for (uint32_t i = 0; i < n; i++, src += rs) {
+		uint64_t v = xp_get_le64(src);
+		add_value(m, &acc[i], v, first);
+		sum = xp_sat_add(sum, v);
+	}
+	return sum;
 }
 
-/* Adds the value profiles of procedure v of template t from in. */
-static xp_err add_tv(xp_merger *m, const tmpl *t, const tvproc *v,
-                     const xp_fb *in)
+/*
+ * Where the records of an input of a template's shape are read: its
+ * profile in memory (fb), or its file through a window (w), laid out as
+ * the template (lay).
+ */
+typedef struct {
+	const xp_fb *fb;
+	xp_win *w;
+	const xp_fb *lay;
+} source;
+
+/* Records first .. first + n - 1 of table t; NULL when unreadable. */
+static const unsigned char *recs(source *s, xp_table t, uint32_t first,
+                                 uint32_t n)
 {
+	if (s->fb)
+		return xp_rec(s->fb, t, first);
+	size_t rs = xp_tabdescs[t].size;
+	uint64_t off = (uint64_t)(s->lay->tab[t] - s->lay->image) +
+	               (uint64_t)first * rs;
+	return xp_win_get(s->w, off, off + (uint64_t)n * rs);
+}
+
+/* Combines table t's counts (the u64 at vo) from s into acc, a window's
+ * worth at a time; *sum, when not NULL, gets their saturating sum. */
+static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
+                            xp_table t, size_t vo, int first, uint64_t *sum)
+{
+	size_t rs = xp_tabdescs[t].size;
+	uint32_t n = s->lay->n[t];
+	uint32_t step = s->fb ? n : (uint32_t)(s->w->cap / rs);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = n - i < step ? n - i : step;
+		const unsigned char *r = recs(s, t, i, k);
+		if (!r)
+			return XP_E_IO;
+		uint64_t part = combine_into(m, acc + i, r, k, rs, vo, first);
+		if (sum)
+			*sum = xp_sat_add(*sum, part);
+		i += k;
+	}
+	return XP_E_OK;
+}
+
+/* Adds the values of procedure v of template t, records (of t's layout,
+ * those of v's values from its first), to the value lists of acc, their
+ * VP_PROC keys mapped by smap (NULL: t's string ids). */
+static xp_err add_vals(xp_merger *m, const tmpl *t, const tvproc *v,
+                       const unsigned char *vals, const uint32_t *smap,
+                       aproc *acc)
+{
+	xp_fb in = *t->fb;
+	in.image = NULL;
+	in.map = NULL;
+	memset(in.owned, 0, sizeof in.owned);
+	in.tab[XP_T_VPVALS] = vals;
 	xp_proc ip;
 	memset(&ip, 0, sizeof ip);
 	ip.first_vp = v->first_vp;
 	ip.n_vps = v->n_vps;
-	ip.first_vpval = v->first_vpval;
-	return xp_merge_add_vps(m, &m->pr[v->pi], in, t->smap, &ip, v->nvpv);
+	return xp_merge_add_vps(m, acc, &in, smap, &ip, v->nvpv);
 }
 
 /* Adds template t's delta where its counts went. */
@@ -68,111 +143,35 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 		add_count(m, &m->rp[m->ln[note[0]].first + note[1]].count,
 		          t->dref[i], plain);
 	}
-	xp_fb in = *t->fb;
-	in.image = NULL;
-	in.map = NULL;
-	memset(in.owned, 0, sizeof in.owned);
-	in.tab[XP_T_VPVALS] = t->vvals;
+	xp_err err = XP_E_OK;
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		tvproc *v = &t->tv[k];
-		xp_err err = v->held ? add_tv(m, t, v, &in) : XP_E_OK;
+		aproc *p = &m->pr[v->pi];
+		if (!err && v->held)
+			err = add_vals(m, t, v, t->vvals + (size_t)v->first_vpval *
+			                                        XP_RS_VPVAL,
+			               t->smap, p);
 		v->held = 0;
-		if (err)
-			return err;
+		if (!err && v->other) {
+			xp_merge_vps_remap(v->other, t->smap);
+			err = xp_merge_combine_vps(m, p, v->other);
+		}
+		xp_merge_proc_free(v->other);
+		free(v->other);
+		v->other = NULL;
 	}
-	return XP_E_OK;
-}
-
-/* Adds every template's delta. */
-static xp_err flush_all(xp_merger *m)
-{
-	for (unsigned k = 0; k < NTMPL; k++) {
-		xp_err err = m->tp[k].fb ? flush_delta(m, &m->tp[k]) : XP_E_OK;
-		if (err)
-			return err;
-	}
-	return XP_E_OK;
-}
-
-/* Closes template t, whose delta was added; its arrays stay for reuse. */
-static void close_template(tmpl *t)
-{
-	xp_fb_free(t->fb);
-	t->fb = NULL;
-	t->lost.len = 0;
-	t->ntv = 0;
-}
-
-/* Adds every delta and closes every template but keep (or all: NULL). */
-xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep)
-{
-	xp_err err = flush_all(m);
-	for (unsigned k = 0; k < NTMPL; k++)
-		if (&m->tp[k] != keep)
-			close_template(&m->tp[k]);
 	return err;
 }
 
-/*
- * Adds an input of template t's shape: its counts to t's delta, value
- * profiles with other values at once, and the warnings adding it in full
- * would give.
- */
-static xp_err add_like(xp_merger *m, tmpl *t, const xp_fb *in, double weight,
-                       const char *name, xp_diags *d)
-{
-	xp_err err;
-	int first = t->dn == 0;
-	xp_merge_set_weight(m, weight);
-	combine_into(m, t->dcnt, in->tab[XP_T_COUNTERS], in->n[XP_T_COUNTERS],
-	             XP_RS_COUNTER, XP_CN_VALUE, first);
-	combine_into(m, t->dref, in->tab[XP_T_BLOCKREFS], in->n[XP_T_BLOCKREFS],
-	             XP_RS_BLOCKREF, XP_BR_COUNT, first);
-	const unsigned char *a = in->tab[XP_T_VPVALS];
-	const unsigned char *b = t->fb->tab[XP_T_VPVALS];
-	for (uint32_t k = 0; k < t->ntv; k++) {
-		tvproc *v = &t->tv[k];
-		uint32_t nv = v->n_vps * v->nvpv;
-		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
-		if (!xp_same_but_u64(a + off, b + off, nv, XP_RS_VPVAL,
-		                     XP_VV_COUNT)) {
-			if ((err = add_tv(m, t, v, in)))
-				return err;
-			continue;
-		}
-		if (!v->held)
-			memcpy(t->vvals + off, a + off, (size_t)nv * XP_RS_VPVAL);
-		unsigned char *r = t->vvals + off;
-		const unsigned char *q = a + off;
-		for (uint32_t i = 0; i < nv; i++, r += XP_RS_VPVAL, q += XP_RS_VPVAL) {
-			uint64_t c = v->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
-			add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !v->held);
-			xp_put_le64(r + XP_VV_COUNT, c);
-		}
-		v->held = 1;
-	}
-	for (size_t at = 0; at < t->lost.len;) {
-		const char *msg = (const char *)t->lost.p + at;
-		xp_diag_warn(d, name, "%s", msg);
-		at += strlen(msg) + 1;
-	}
-	t->dn++;
-	m->count++;
-	return XP_E_OK;
-}
-
-/* Room in t for what adding in as a template notes. */
-static xp_err note_room(tmpl *t, const xp_fb *in)
+/* Room in t for the delta of inputs of in's shape. */
+static xp_err delta_room(tmpl *t, const xp_fb *in)
 {
 	xp_err err;
 	if (in->n[XP_T_BLOCKREFS] >= UINT32_MAX / 2)
 		return XP_E_LIMIT;
 	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
-	if ((err = GROW(t->smap, t->smapcap, in->nstr + 1)) ||
-	    (err = GROW(t->cmap, t->cmapcap, in->n[XP_T_COUNTERS] + 1)) ||
-	    (err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
-	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
-	    (err = GROW(t->rmap, t->rmapcap, 2 * in->n[XP_T_BLOCKREFS] + 2)))
+	if ((err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)))
 		return err;
 	if (vv > t->vvcap) {
 		unsigned char *p = realloc(t->vvals, vv);
@@ -181,6 +180,187 @@ static xp_err note_room(tmpl *t, const xp_fb *in)
 		t->vvals = p;
 		t->vvcap = vv;
 	}
+	return XP_E_OK;
+}
+
+/* Room in t for what adding in as a template notes. */
+static xp_err note_room(tmpl *t, const xp_fb *in)
+{
+	xp_err err;
+	if ((err = delta_room(t, in)) ||
+	    (err = GROW(t->smap, t->smapcap, in->nstr + 1)) ||
+	    (err = GROW(t->cmap, t->cmapcap, in->n[XP_T_COUNTERS] + 1)) ||
+	    (err = GROW(t->rmap, t->rmapcap, 2 * in->n[XP_T_BLOCKREFS] + 2)))
+		return err;
+	return XP_E_OK;
+}
+
+/* Forgets the values waiting in t's delta. */
+static void drop_others(tmpl *t)
+{
+	for (uint32_t k = 0; k < t->ntv; k++) {
+		xp_merge_proc_free(t->tv[k].other);
+		free(t->tv[k].other);
+		t->tv[k].other = NULL;
+	}
+}
+
+/* Closes template t, whose delta was added; its arrays stay for reuse. */
+static void close_template(tmpl *t)
+{
+	drop_others(t);
+	xp_fb_free(t->fb);
+	t->fb = NULL;
+	t->lost.len = 0;
+	t->ntv = 0;
+	t->dn = 0;
+	t->lazy = 0;
+	free(t->name);
+	t->name = NULL;
+}
+
+void xp_merge_template_free(tmpl *t)
+{
+	close_template(t);
+	xp_buf_free(&t->lost);
+	XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref, t->vvals);
+}
+
+/*
+ * Adds lazy template t in full, noting where its counts go; its delta
+ * stays to be added.  The values waiting in the delta stay with the
+ * procedures they belong to, which adding notes in the same order.
+ */
+static xp_err add_lazy(xp_merger *m, tmpl *t, xp_diags *d)
+{
+	uint64_t count = m->count;
+	tvproc *lazy = t->tv;
+	uint32_t n = t->ntv;
+	t->tv = NULL;
+	t->ntv = t->tvcap = 0;
+	xp_err err = note_room(t, t->fb);
+	if (!err) {
+		m->rec = t;
+		err = xp_merge_add_full(m, t->fb, t->weight, t->name, d);
+		m->rec = NULL;
+	}
+	m->count = count;
+	if (!err && t->ntv != n)
+		err = XP_E_INVAL;
+	if (!err && t->fb->nstr)
+		memcpy(t->smap, m->smap, (size_t)t->fb->nstr * sizeof *t->smap);
+	for (uint32_t k = 0; k < n; k++) {
+		if (!err) {
+			t->tv[k].held = lazy[k].held;
+			t->tv[k].other = lazy[k].other;
+		} else {
+			xp_merge_proc_free(lazy[k].other);
+			free(lazy[k].other);
+		}
+	}
+	free(lazy);
+	t->lazy = 0;
+	free(t->name);
+	t->name = NULL;
+	if (err)
+		m->failed = 1;
+	return err;
+}
+
+/* Adds every template's delta, once a lazy one is added in full. */
+static xp_err flush_all(xp_merger *m, xp_diags *d)
+{
+	for (unsigned k = 0; k < NTMPL; k++) {
+		tmpl *t = &m->tp[k];
+		xp_err err = XP_E_OK;
+		if (t->fb && t->lazy)
+			err = add_lazy(m, t, d);
+		if (!err && t->fb)
+			err = flush_delta(m, t);
+		if (err)
+			return err;
+	}
+	return XP_E_OK;
+}
+
+/* Adds every delta and closes every template but keep (or all: NULL). */
+xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d)
+{
+	xp_err err = flush_all(m, d);
+	for (unsigned k = 0; k < NTMPL; k++)
+		if (&m->tp[k] != keep)
+			close_template(&m->tp[k]);
+	return err;
+}
+
+/*
+ * Adds the value profiles of template t's procedure v from the input's
+ * records vals: to the delta when their values are t's, else to the
+ * delta's lists of other values.
+ */
+static xp_err like_vals(xp_merger *m, tmpl *t, tvproc *v,
+                        const unsigned char *vals)
+{
+	uint32_t nv = v->n_vps * v->nvpv;
+	size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
+	const unsigned char *b = t->fb->tab[XP_T_VPVALS] + off;
+	if (!xp_same_but_u64(vals, b, nv, XP_RS_VPVAL, XP_VV_COUNT)) {
+		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
+			return XP_E_NOMEM;
+		return add_vals(m, t, v, vals, NULL, v->other);
+	}
+	if (!v->held)
+		memcpy(t->vvals + off, vals, (size_t)nv * XP_RS_VPVAL);
+	unsigned char *r = t->vvals + off;
+	const unsigned char *q = vals;
+	for (uint32_t i = 0; i < nv; i++, r += XP_RS_VPVAL, q += XP_RS_VPVAL) {
+		uint64_t c = v->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
+		add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !v->held);
+		xp_put_le64(r + XP_VV_COUNT, c);
+	}
+	v->held = 1;
+	return XP_E_OK;
+}
+
+/*
+ * Adds an input of template t's shape, read from s: its counts to t's
+ * delta, and the warnings adding it in full would give.  tot, when not
+ * NULL, gets its totals (xp_fb_totals).
+ */
+static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
+                       const char *name, xp_diags *d, uint64_t *tot)
+{
+	xp_err err;
+	int first = t->dn == 0;
+	const xp_fb *lay = t->fb;
+	xp_merge_set_weight(m, weight);
+	if (tot) {
+		tot[0] = lay->n[XP_T_OBJFILES];
+		tot[1] = lay->n[XP_T_PROCS];
+		tot[2] = lay->n[XP_T_COUNTERS];
+		tot[3] = 0;
+	}
+	if ((err = combine_table(m, t->dcnt, s, XP_T_COUNTERS, XP_CN_VALUE,
+	                         first, tot ? &tot[3] : NULL)) ||
+	    (err = combine_table(m, t->dref, s, XP_T_BLOCKREFS, XP_BR_COUNT,
+	                         first, NULL)))
+		return err;
+	for (uint32_t k = 0; k < t->ntv; k++) {
+		tvproc *v = &t->tv[k];
+		const unsigned char *a = recs(s, XP_T_VPVALS, v->first_vpval,
+		                              v->n_vps * v->nvpv);
+		if (!a)
+			return XP_E_IO;
+		if ((err = like_vals(m, t, v, a)))
+			return err;
+	}
+	for (size_t at = 0; at < t->lost.len;) {
+		const char *msg = (const char *)t->lost.p + at;
+		xp_diag_warn(d, name, "%s", msg);
+		at += strlen(msg) + 1;
+	}
+	t->dn++;
+	m->count++;
 	return XP_E_OK;
 }
 
@@ -207,7 +387,7 @@ static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
                           double weight, const char *name, xp_diags *d)
 {
 	uint64_t changed = m->changed;
-	xp_err err = flush_all(m);
+	xp_err err = flush_all(m, d);
 	if (!err && rec) {
 		close_template(rec);
 		err = note_room(rec, in);
@@ -225,10 +405,61 @@ static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
 	if (!err && rec && in->nstr)
 		memcpy(rec->smap, m->smap, (size_t)in->nstr * sizeof *rec->smap);
 	if (!err && m->changed != changed)
-		err = xp_merge_drop_templates(m, rec);
+		err = xp_merge_drop_templates(m, rec, d);
 	if (err)
 		m->failed = 1;
 	return err;
+}
+
+/*
+ * Makes in, the merge's first input, lazy template t (weight and name
+ * kept for when it is added): the merger takes its data type and header
+ * as adding it would, and notes its procedures with value profiles.
+ * 1 when it did, 0 when in is to be added in full (objfd data, whose
+ * object file the merger names at once), or an error.
+ */
+static int make_lazy(xp_merger *m, tmpl *t, xp_fb *in, double weight,
+                     const char *name, xp_diags *d, xp_err *errp)
+{
+	xp_err err;
+	*errp = XP_E_OK;
+	if (m->count != 0 || m->nof != 0 || in->type == XP_DT_OBJFD)
+		return 0;
+	if ((err = xp_merge_take_header(m, in, name, d)))
+		goto fail;
+	m->failed = 1;
+	close_template(t);
+	if ((err = delta_room(t, in)) || !(t->name = strdup(name))) {
+		err = err ? err : XP_E_NOMEM;
+		goto fail;
+	}
+	for (uint32_t o = 0; o < in->n[XP_T_OBJFILES]; o++) {
+		xp_objfile io;
+		xp_fb_objfile(in, o, &io);
+		for (uint32_t k = 0; k < io.n_procs; k++) {
+			xp_proc ip;
+			xp_fb_proc(in, io.first_proc + k, &ip);
+			if (ip.n_vps == 0)
+				continue;
+			if ((err = GROW(t->tv, t->tvcap, t->ntv + 1)))
+				goto fail;
+			t->tv[t->ntv++] = (tvproc){NONE, ip.first_vp, ip.n_vps,
+			                           ip.first_vpval,
+			                           io.n_values_per_vp, 0, NULL};
+		}
+	}
+	t->fb = in;
+	t->lazy = 1;
+	t->weight = weight;
+	t->dn = 0;
+	m->count++;
+	t->used = m->count;
+	m->failed = 0;
+	return 1;
+fail:
+	close_template(t);
+	*errp = err;
+	return -1;
 }
 
 xp_err xp_merger_add(xp_merger *m, const xp_fb *in, double weight,
@@ -258,15 +489,73 @@ xp_err xp_merger_add_path(xp_merger *m, const char *path, double weight,
 	return err;
 }
 
+/*
+ * Adds input if it is a database file of a template's shape, read
+ * through the merger's buffer rather than mapped; *done tells whether it
+ * was.
+ */
+static xp_err add_by_window(xp_merger *m, xp_input *input, double weight,
+                            const char *name, xp_diags *d, int *done)
+{
+	const xp_fb *like[NTMPL];
+	unsigned nlike = 0;
+	int dir;
+	uint64_t len;
+	*done = 0;
+	for (unsigned k = 0; k < NTMPL; k++) {
+		like[k] = m->tp[k].fb;
+		nlike += like[k] != NULL;
+	}
+	if (nlike == 0)
+		return XP_E_OK;
+	/* The values of a procedure are read at once: all must fit. */
+	for (unsigned k = 0; k < NTMPL; k++)
+		for (uint32_t i = 0; like[k] && i < m->tp[k].ntv; i++)
+			if ((uint64_t)m->tp[k].tv[i].n_vps * m->tp[k].tv[i].nvpv *
+			        XP_RS_VPVAL > RBUF_SIZE)
+				like[k] = NULL;
+	int fd = xp_input_db_fd(input, &dir, &len);
+	if (fd < 0)
+		return XP_E_OK;
+	/* A profile directory's database holds feedback. */
+	for (unsigned k = 0; dir && k < NTMPL; k++)
+		if (like[k] && like[k]->type != XP_DT_FEEDBACK)
+			like[k] = NULL;
+	if (!m->rbuf && !(m->rbuf = malloc(RBUF_SIZE)))
+		return XP_E_NOMEM;
+	xp_win w;
+	uint32_t crc;
+	xp_win_init(&w, fd, m->rbuf, RBUF_SIZE);
+	int same = xp_db_check_like(&w, len, like, NTMPL, &crc);
+	if (!same)
+		return XP_E_OK;
+	*done = 1;
+	tmpl *t = &m->tp[same - 1];
+	source s = {NULL, &w, t->fb};
+	uint64_t tot[4];
+	xp_err err = add_like(m, t, &s, weight, name, d, tot);
+	if (err == XP_E_IO)
+		xp_diag_file(d, err, name, "cannot read: %s", strerror(w.err));
+	if (err) {
+		m->failed = 1;
+		return err;
+	}
+	t->used = m->count;
+	xp_input_took_db(input, len, crc, tot);
+	return XP_E_OK;
+}
+
 xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
                            const char *name, xp_diags *d)
 {
 	xp_err err;
 	xp_fb *in = NULL;
-	int same = 0;
+	int same = 0, done = 0;
 	if (!name)
 		name = xp_input_path(input);
 	if ((err = xp_merge_check_add(m, weight, name, d)))
+		return err;
+	if ((err = add_by_window(m, input, weight, name, d, &done)) || done)
 		return err;
 	const xp_fb *like[NTMPL];
 	for (unsigned k = 0; k < NTMPL; k++)
@@ -275,7 +564,8 @@ xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
 		return err;
 	if (same) {
 		tmpl *t = &m->tp[same - 1];
-		err = add_like(m, t, in, weight, name, d);
+		source s = {in, NULL, t->fb};
+		err = add_like(m, t, &s, weight, name, d, NULL);
 		t->used = m->count;
 		xp_fb_free(in);
 		if (err)
@@ -284,7 +574,11 @@ xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
 	}
 	/* A database becomes a template; a text is not kept. */
 	tmpl *t = in->image ? template_slot(m) : NULL;
-	err = add_in_full(m, t, in, weight, name, d);
+	int lazy = t ? make_lazy(m, t, in, weight, name, d, &err) : 0;
+	if (lazy > 0)
+		return XP_E_OK;
+	if (lazy == 0)
+		err = add_in_full(m, t, in, weight, name, d);
 	if (err || !t) {
 		if (t)
 			close_template(t);
@@ -295,4 +589,3 @@ xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
 	t->used = m->count;
 	return XP_E_OK;
 }
-

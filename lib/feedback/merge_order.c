@@ -654,7 +654,7 @@ xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d)
 	if (m->failed)
 		return xp_diag_file(d, XP_E_INVAL, "merge",
 		                    "the merge failed earlier");
-	err = xp_merge_drop_templates(m, NULL);
+	err = xp_merge_drop_templates(m, NULL, d);
 	m->failed = 1;
 	if (err || (err = settle(m, d)))
 		return err;

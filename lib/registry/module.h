@@ -220,6 +220,7 @@ struct xp_input {
 	xp_format fmt;
 	int fd;            /* FILE, STREAM; -1 otherwise */
 	int own_fd;        /* fd is closed with the input */
+	int db_fd;         /* DIR: its database, once opened (or -1) */
 	struct stat st;
 	xp_buf buf;        /* STREAM: what was read */
 	int whole;         /* STREAM: buf holds all of it */

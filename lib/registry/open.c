@@ -101,7 +101,7 @@ xp_err xp_input_open_any(const char *path, xp_input **out, xp_diags *d)
 	*out = NULL;
 	if ((in = calloc(1, sizeof *in + strlen(path) + 1)) == NULL)
 		return XP_E_NOMEM;
-	in->fd = -1;
+	in->fd = in->db_fd = -1;
 	in->path = memcpy(in + 1, path, strlen(path) + 1);
 	in->name = is_stdin ? "<stdin>" : in->path;
 	*out = in;
@@ -156,6 +156,8 @@ void xp_input_free(xp_input *in)
 		return;
 	if (in->own_fd)
 		close(in->fd);
+	if (in->db_fd >= 0)
+		close(in->db_fd);
 	xp_buf_free(&in->buf);
 	free(in);
 }
@@ -263,19 +265,51 @@ xp_err xp_input_feedback_like(xp_input *in, const xp_fb *const *like,
 	in->summed = in->has_totals = 0;
 	if ((err = read_feedback(in, like, nlike, same, out, d)) != XP_E_OK)
 		return err;
-	/* A text was counted as it was parsed; a database's checksum, of
-	 * the file with its checksum field zero, gives the file's. */
+	/* A text was counted as it was parsed. */
 	const xp_fb *fb = *out;
-	if (fb->image) {
-		in->sum.len = fb->image_len;
-		in->sum.crc = xp_crc32c_with_field(
-			xp_get_le32(fb->image + XP_DBH_CRC), fb->image_len,
-			XP_DBH_CRC, xp_get_le32(fb->image + XP_DBH_CRC));
-	}
+	uint64_t tot[4];
+	xp_fb_totals(fb, tot);
+	if (fb->image)
+		xp_input_took_db(in, fb->image_len,
+		                 xp_get_le32(fb->image + XP_DBH_CRC), tot);
 	in->summed = 1;
 	in->has_totals = 1;
-	xp_fb_totals(fb, in->totals);
+	memcpy(in->totals, tot, sizeof in->totals);
 	return XP_E_OK;
+}
+
+int xp_input_db_fd(xp_input *in, int *dir, uint64_t *len)
+{
+	struct stat st;
+	int fd = -1;
+	*dir = in->kind == XP_INPUT_DIR;
+	if (in->kind == XP_INPUT_FILE && in->fmt == XP_FMT_FEEDBACK_DB) {
+		fd = in->fd;
+	} else if (in->kind == XP_INPUT_DIR) {
+		if (in->db_fd < 0) {
+			char *path = xp_profdir_file(in->path, XP_DT_FEEDBACK, NULL);
+			if (path)
+				in->db_fd = open(path, O_RDONLY | O_CLOEXEC);
+			free(path);
+		}
+		fd = in->db_fd;
+	}
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	*len = (uint64_t)st.st_size;
+	return fd;
+}
+
+void xp_input_took_db(xp_input *in, uint64_t len, uint32_t crc,
+                      const uint64_t tot[4])
+{
+	/* The checksum of the file with its checksum field zero gives the
+	 * file's. */
+	in->sum.len = len;
+	in->sum.crc = xp_crc32c_with_field(crc, len, XP_DBH_CRC, crc);
+	in->summed = 1;
+	in->has_totals = 1;
+	memcpy(in->totals, tot, sizeof in->totals);
 }
 
 xp_err xp_input_feedback(xp_input *in, xp_fb **out, xp_diags *d)

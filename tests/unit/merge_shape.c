@@ -5,7 +5,9 @@
  * The reader checks such a database against one of its shape byte for
  * byte instead of record by record (xp_db_open_mem_like): random
  * corruptions of a member, checksum fixed, must be accepted or refused
- * exactly as the full check does, with the same message.
+ * exactly as the full check does, with the same message.  Read through
+ * a window instead of mapped (xp_db_check_like), it is found to have the
+ * shape only when the full check takes it.
  *
  * xp_merger_add_path() adds such inputs to a delta instead of one by one:
  * random sequences of members of up to eight shapes (some with other
@@ -187,6 +189,33 @@ static void fix_crc(unsigned char *buf, size_t len)
 	xp_put_le32(buf + XP_DBH_CRC, crc);
 }
 
+/*
+ * xp_db_check_like() of buf (len bytes) written to a file, read through
+ * window (a buffer of 64 KiB, as small as the reader allows): 1 when it
+ * finds the shape of like[0], else 0.
+ */
+static int window_check(const unsigned char *buf, size_t len,
+                        const xp_fb *const *like, unsigned char *window)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[256];
+	snprintf(path, sizeof path, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return 0;
+	unlink(path);
+	CHECK(write(fd, buf, len) == (ssize_t)len);
+	xp_win w;
+	uint32_t crc = 0;
+	xp_win_init(&w, fd, window, 1 << 16);
+	int same = xp_db_check_like(&w, len, like, 1, &crc);
+	if (same)
+		CHECK_EQ(crc, xp_get_le32(buf + XP_DBH_CRC));
+	close(fd);
+	return same;
+}
+
 static void test_reader(void)
 {
 	variant v0 = {0};
@@ -198,7 +227,8 @@ static void test_reader(void)
 	const xp_fb *likes[1] = {like};
 	if (!like)
 		return;
-	unsigned fast = 0, refused = 0;
+	unsigned fast = 0, refused = 0, fast_window = 0;
+	unsigned char small_window[1 << 16];
 	for (int round = 0; round < 3000; round++) {
 		variant v = {.other_values = round % 3 == 0, .big = round % 5 == 0};
 		xp_fb *mfb = run_profile(&v);
@@ -237,6 +267,15 @@ static void test_reader(void)
 		xp_err e2 = xp_db_open_mem_like(buf, len, "m", likes, 1, &same, &f2,
 		                                d2);
 		CHECK_EQ(e1, e2);
+		/* Read through a small window instead: only a file of the
+		 * template's shape, which the full check takes, and every
+		 * member left as it was. */
+		int wsame = window_check(buf, len, likes, small_window);
+		if (wsame)
+			CHECK_EQ(same, 1);
+		if (same == 1 && nbad == 0)
+			CHECK_EQ(wsame, 1);
+		fast_window += wsame;
 		char *s1 = diag_text(d1), *s2 = diag_text(d2);
 		CHECK_STR(s1, s2);
 		if (e2 == XP_E_OK)
@@ -256,6 +295,7 @@ static void test_reader(void)
 	}
 	/* Both ways were taken, and refusals seen. */
 	CHECK(fast > 1000);
+	CHECK(fast_window > 1000);
 	CHECK(refused > 300);
 	xp_fb_free(like);
 	xp_fb_free(t);
@@ -279,6 +319,7 @@ static uint32_t str_id(const xp_fb *fb, const char *s)
 static void test_reader_vp_proc(void)
 {
 	enum { P1_FIRST, P1_ALL, INT_COUNT, OUT_OF_RANGE, COLON, NCASES };
+	static unsigned char window[1 << 16];
 	for (int callee = 0; callee < 2; callee++) {
 		variant v0 = {.other_callee = callee};
 		xp_fb *t = run_profile(&v0);
@@ -338,6 +379,9 @@ static void test_reader_vp_proc(void)
 			CHECK_EQ(e1, valid ? XP_E_OK : XP_E_CORRUPT);
 			CHECK_EQ(e2, e1);
 			CHECK_EQ(same, valid);
+			/* Through a window, which cannot see the whole file at
+			 * once: left to the full open. */
+			CHECK_EQ(window_check(buf, len, likes, window), 0);
 			char *s1 = diag_text(d1), *s2 = diag_text(d2);
 			CHECK_STR(s1, s2);
 			if (k == P1_ALL && callee)
