@@ -25,7 +25,9 @@
  * Databases of one layout, inputs of one binary's runs, are added by
  * their counts alone after the first, for up to four layouts at a time
  * (xp_merger_add_path, merge_layout.c).  The result is written table by
- * table from the accumulator (merge_order.c, merge_write.c).
+ * table from the accumulator (merge_order.c, merge_write.c), or, when
+ * every input had the first one's layout, from that one and the others'
+ * counts, the accumulator never built (merge_flat.c).
  *
  * Which version of a procedure survives a mismatch is decided by a total
  * order on versions (newest compilation first), so that the result does

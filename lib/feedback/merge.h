@@ -8,9 +8,12 @@
  * merge_lines.c its source files and lines, merge_layout.c adds inputs of
  * a layout seen before by their counts alone, merge_absorb.c adds
  * another merger's accumulator (the reduction of a merge on threads),
- * merge_order.c settles the final counts and the canonical order, and
- * merge_write.c writes the result.  What runs once per count or per comparison is inline here, so
- * that splitting the merger into files costs no call on a hot path.
+ * merge_order.c settles the final counts and the canonical order,
+ * merge_write.c writes the result, and merge_flat.c writes the result of
+ * inputs of one layout from the first of them and the counts of the
+ * others, without the accumulator.  What runs once per count or per
+ * comparison is inline here, so that splitting the merger into files
+ * costs no call on a hot path.
  */
 #ifndef XP_FEEDBACK_MERGE_H
 #define XP_FEEDBACK_MERGE_H
@@ -476,6 +479,63 @@ typedef struct {
 	uint32_t nstr, strbytes;
 } result;
 
+/*
+ * Where records of the result go (merge_write.c): a table of the exact
+ * size in memory, or the database being written, through the space its
+ * writer hands out.
+ */
+typedef struct {
+	xp_wbuf *w;           /* NULL: memory */
+	unsigned char *base;  /* the space: base .. end, filled up to p */
+	unsigned char *p, *end;
+	int lost;             /* the writer failed (it reports that itself) */
+	unsigned char scratch[256];
+} recout;
+
+void xp_merge_out_more(recout *o, size_t size);
+
+/* The space of the next record; the caller writes every field. */
+static inline unsigned char *orec(recout *o, size_t size)
+{
+	if ((size_t)(o->end - o->p) < size)
+		xp_merge_out_more(o, size);
+	unsigned char *r = o->p;
+	o->p += size;
+	return r;
+}
+
+/* n bytes of records of size rs. */
+void xp_merge_out_copy(recout *o, const void *src, size_t n, size_t rs);
+/* The records of a stats line, a value profile's values (VP_PROC keys
+ * through sid, pool id -> the result's string id; NULL: as they are) and
+ * a run. */
+void xp_merge_put_stats(recout *o, unsigned kinds, uint64_t max, uint64_t sum);
+void xp_merge_put_vpvals(recout *o, const uint32_t *sid, const vrec *vr,
+                         uint32_t nvpv);
+void xp_merge_put_run(recout *o, xp_seckind kind, uint32_t n);
+
+/*
+ * A result ready to be written (merge_write.c): its shape, its object
+ * files (the path of the one, when there is one), and put, which makes
+ * the bytes of each directory entry; release frees ctx.
+ */
+typedef struct {
+	xp_db_shape shape;
+	uint32_t nof;
+	const char *objfile;
+	void (*put)(void *ctx, unsigned e, recout *o);
+	void (*release)(void *ctx);
+	void *ctx;
+} product;
+
+/*
+ * The result of inputs of one layout, the merger holding nothing but a
+ * lazy template (merge_flat.c): 1 when it is written from the template
+ * and its delta (P made, or *err), 0 when the accumulator must make it
+ * (nothing was changed).
+ */
+int xp_merge_flat_plan(xp_merger *m, product *P, xp_diags *d, xp_err *err);
+
 /* The accumulator (merge.c). */
 void xp_merge_version_free(aproc *p);
 void xp_merge_proc_free(aproc *p);
@@ -538,9 +598,22 @@ xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
  * closed; and a template's memory released. */
 xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d);
 void xp_merge_template_free(tmpl *t);
+/* Adds the values of procedure v of template t, records (of t's layout,
+ * those of v's values from its first), to the value lists of acc, their
+ * VP_PROC keys mapped by smap (NULL: t's string ids). */
+xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, const tvproc *v,
+                          const unsigned char *vals, const uint32_t *smap,
+                          aproc *acc);
 
 /* The canonical order (merge_order.c). */
 xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d);
 void xp_merge_result_free(result *R);
+/* A final count: v times --scale, rounded. */
+uint64_t xp_merge_scale(xp_merger *m, uint64_t v);
+/* p's value profiles in their order, each one's values too. */
+void xp_merge_sort_vps(const xp_merger *m, aproc *p);
+/* The saturation warning, when some count was cut at 2^64-1: n counts
+ * of the result stand there. */
+void xp_merge_saturation(xp_merger *m, uint64_t n, xp_diags *d);
 
 #endif

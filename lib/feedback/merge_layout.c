@@ -103,12 +103,9 @@ static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
 	return XP_E_OK;
 }
 
-/* Adds the values of procedure v of template t, records (of t's layout,
- * those of v's values from its first), to the value lists of acc, their
- * VP_PROC keys mapped by smap (NULL: t's string ids). */
-static xp_err add_vals(xp_merger *m, const tmpl *t, const tvproc *v,
-                       const unsigned char *vals, const uint32_t *smap,
-                       aproc *acc)
+xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, const tvproc *v,
+                          const unsigned char *vals, const uint32_t *smap,
+                          aproc *acc)
 {
 	xp_fb in = *t->fb;
 	in.image = NULL;
@@ -147,10 +144,9 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		tvproc *v = &t->tv[k];
 		aproc *p = &m->pr[v->pi];
+		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
 		if (!err && v->held)
-			err = add_vals(m, t, v, t->vvals + (size_t)v->first_vpval *
-			                                        XP_RS_VPVAL,
-			               t->smap, p);
+			err = xp_merge_tmpl_vals(m, t, v, t->vvals + off, t->smap, p);
 		v->held = 0;
 		if (!err && v->other) {
 			xp_merge_vps_remap(v->other, t->smap);
@@ -307,7 +303,7 @@ static xp_err like_vals(xp_merger *m, tmpl *t, tvproc *v,
 	if (!xp_same_but_u64(vals, b, nv, XP_RS_VPVAL, XP_VV_COUNT)) {
 		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
 			return XP_E_NOMEM;
-		return add_vals(m, t, v, vals, NULL, v->other);
+		return xp_merge_tmpl_vals(m, t, v, vals, NULL, v->other);
 	}
 	if (!v->held)
 		memcpy(t->vvals + off, vals, (size_t)nv * XP_RS_VPVAL);

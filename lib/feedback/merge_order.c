@@ -19,7 +19,7 @@
 /* Producing the result                                                */
 /* ------------------------------------------------------------------ */
 
-static uint64_t scale_value(xp_merger *m, uint64_t v)
+uint64_t xp_merge_scale(xp_merger *m, uint64_t v)
 {
 	if (m->o.scale == 1 || v == 0)
 		return v;
@@ -272,7 +272,7 @@ static void settle_line(xp_merger *m, aline *l)
 		k = n;
 	}
 	for (uint32_t q = 0; q < k; q++)
-		lr[q].count = scale_value(m, lr[q].count);
+		lr[q].count = xp_merge_scale(m, lr[q].count);
 	l->nref = k;
 }
 
@@ -296,11 +296,11 @@ static xp_err settle(xp_merger *m, xp_diags *d)
 		}
 		if (m->o.scale != 1) {
 			for (uint32_t k = 0; k < p->ncnt; k++)
-				p->cval[k] = scale_value(m, p->cval[k]);
+				p->cval[k] = xp_merge_scale(m, p->cval[k]);
 			for (uint32_t k = 0; k < p->nvr; k++)
 				for (uint32_t q = 0; q < p->vr[k].nv; q++)
 					p->vr[k].v[q].count =
-						scale_value(m, p->vr[k].v[q].count);
+						xp_merge_scale(m, p->vr[k].v[q].count);
 		}
 		if (m->o.sparse) {
 			int any = 0;
@@ -357,6 +357,15 @@ static uint64_t count_saturated(const xp_merger *m)
 		for (uint32_t q = 0; q < m->ln[i].nref; q++)
 			n += m->rp[m->ln[i].first + q].count == U64MAX;
 	return n;
+}
+
+void xp_merge_saturation(xp_merger *m, uint64_t n, xp_diags *d)
+{
+	m->saturated = n;
+	if (n)
+		xp_diag_warn(d, "",
+		             "%llu count%s saturated at 18446744073709551615",
+		             (unsigned long long)n, n == 1 ? "" : "s");
 }
 
 void xp_merge_result_free(result *R)
@@ -464,6 +473,14 @@ static xp_err index_procs(result *R, uint32_t first)
 	return sort_u32(R->pidx + first, n, cmp_pos_name, &c);
 }
 
+void xp_merge_sort_vps(const xp_merger *m, aproc *p)
+{
+	if (p->nvr > 1)
+		xp_qsort(p->vr, p->nvr, sizeof *p->vr, cmp_vrec);
+	for (uint32_t k = 0; k < p->nvr; k++)
+		sort_vvals(m, p->vr[k].type, p->vr[k].v, p->vr[k].nv);
+}
+
 /* A procedure's part of the plan: its records counted, its value
  * profiles sorted, its strings marked. */
 static void plan_proc(result *R, aproc *p, uint32_t nvpv)
@@ -477,11 +494,9 @@ static void plan_proc(result *R, aproc *p, uint32_t nvpv)
 	n[XP_T_BLOCKS] += p->nblk;
 	n[XP_T_EDGES] += p->nedge;
 	n[XP_T_TUPLES] += p->ntup;
-	if (p->nvr > 1)
-		xp_qsort(p->vr, p->nvr, sizeof *p->vr, cmp_vrec);
+	xp_merge_sort_vps(R->m, p);
 	for (uint32_t k = 0; k < p->nvr; k++) {
 		vrec *r = &p->vr[k];
-		sort_vvals(R->m, r->type, r->v, r->nv);
 		if (r->type != XP_VP_PROC)
 			continue;
 		for (uint32_t q = 0; q < nvpv && q < r->nv; q++)
@@ -659,12 +674,7 @@ xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d)
 	if (err || (err = settle(m, d)))
 		return err;
 	if (m->saturated)
-		m->saturated = count_saturated(m);
-	if (m->saturated)
-		xp_diag_warn(d, "",
-		             "%llu count%s saturated at 18446744073709551615",
-		             (unsigned long long)m->saturated,
-		             m->saturated == 1 ? "" : "s");
+		xp_merge_saturation(m, count_saturated(m), d);
 	uint32_t *order = NULL;
 	if (!(err = rank_strings(m, &order)) && !(err = plan(R)))
 		err = number_strings(R, order);

@@ -16,21 +16,9 @@
 #include "feedback/manifest.h"
 #include "feedback/merge.h"
 
-/*
- * Where records go: a table of the exact size in memory, or the database
- * being written, through the space its writer hands out.
- */
-typedef struct {
-	xp_wbuf *w;           /* NULL: memory */
-	unsigned char *base;  /* the space: base .. end, filled up to p */
-	unsigned char *p, *end;
-	int lost;             /* the writer failed (it reports that itself) */
-	unsigned char scratch[256];
-} out;
-
 /* Room for a record of size bytes and more: the writer's next space.  A
  * table in memory has its exact size and never needs more. */
-static void out_more(out *o, size_t size)
+void xp_merge_out_more(recout *o, size_t size)
 {
 	xp_wbuf *w = o->w;
 	unsigned char *q = NULL;
@@ -49,23 +37,12 @@ static void out_more(out *o, size_t size)
 	o->end = q + room;
 }
 
-/* The space of the next record; the caller writes every field. */
-static inline unsigned char *orec(out *o, size_t size)
-{
-	if ((size_t)(o->end - o->p) < size)
-		out_more(o, size);
-	unsigned char *r = o->p;
-	o->p += size;
-	return r;
-}
-
-/* n bytes of records of size rs. */
-static void out_copy(out *o, const void *src, size_t n, size_t rs)
+void xp_merge_out_copy(recout *o, const void *src, size_t n, size_t rs)
 {
 	const unsigned char *s = src;
 	while (n > 0) {
 		if ((size_t)(o->end - o->p) < rs)
-			out_more(o, rs);
+			xp_merge_out_more(o, rs);
 		size_t k = (size_t)(o->end - o->p) / rs * rs;
 		if (k > n)
 			k = n;
@@ -76,14 +53,14 @@ static void out_copy(out *o, const void *src, size_t n, size_t rs)
 	}
 }
 
-static void out_done(out *o)
+static void out_done(recout *o)
 {
 	if (o->w && !o->lost)
 		xp_wbuf_commit(o->w, (size_t)(o->p - o->base));
 	o->base = o->p;
 }
 
-static void put_stats(out *o, unsigned kinds, uint64_t max, uint64_t sum)
+void xp_merge_put_stats(recout *o, unsigned kinds, uint64_t max, uint64_t sum)
 {
 	if (kinds & STB_MAX) {
 		unsigned char *r = orec(o, XP_RS_STAT);
@@ -97,7 +74,8 @@ static void put_stats(out *o, unsigned kinds, uint64_t max, uint64_t sum)
 	}
 }
 
-static void put_vpvals(out *o, const result *R, const vrec *vr, uint32_t nvpv)
+void xp_merge_put_vpvals(recout *o, const uint32_t *sid, const vrec *vr,
+                         uint32_t nvpv)
 {
 	for (uint32_t q = 0; q < nvpv; q++) {
 		unsigned char *v = orec(o, XP_RS_VPVAL);
@@ -114,9 +92,9 @@ static void put_vpvals(out *o, const result *R, const vrec *vr, uint32_t nvpv)
 		case XP_VP_DOUBLE:
 			break;
 		case XP_VP_PROC:
-			if (x && x->has)
-				key = R->sid[(uint32_t)key] |
-				      (uint64_t)R->sid[(uint32_t)(key >> 32)] << 32;
+			if (x && x->has && sid)
+				key = sid[(uint32_t)key] |
+				      (uint64_t)sid[(uint32_t)(key >> 32)] << 32;
 			break;
 		}
 		xp_put_le64(v + XP_VV_COUNT, x ? x->count : 0);
@@ -125,7 +103,7 @@ static void put_vpvals(out *o, const result *R, const vrec *vr, uint32_t nvpv)
 	}
 }
 
-static void put_run(out *o, xp_seckind kind, uint32_t n)
+void xp_merge_put_run(recout *o, xp_seckind kind, uint32_t n)
 {
 	if (n == 0)
 		return;
@@ -139,7 +117,7 @@ typedef struct {
 	uint32_t n[XP_T_COUNT_];
 } cursor;
 
-static void put_proc(out *o, const result *R, const aproc *p, uint32_t ofk,
+static void put_proc(recout *o, const result *R, const aproc *p, uint32_t ofk,
                      uint32_t nvpv, cursor *c)
 {
 	unsigned char *r = orec(o, XP_RS_PROC);
@@ -173,7 +151,7 @@ static void put_proc(out *o, const result *R, const aproc *p, uint32_t ofk,
 
 /* A table of the object file sections: each object file's record, or
  * the records of its procedures. */
-static void put_objfile_table(out *o, const result *R, xp_table t)
+static void put_objfile_table(recout *o, const result *R, xp_table t)
 {
 	const xp_merger *m = R->m;
 	cursor c = {{0}};
@@ -193,7 +171,7 @@ static void put_objfile_table(out *o, const result *R, xp_table t)
 			xp_put_le32(r + XP_OF_FPROC, pk);
 			xp_put_le32(r + XP_OF_NPROC, R->ofnp[i]);
 		} else if (t == XP_T_STATS) {
-			put_stats(o, of->stats, of->max, of->sum);
+			xp_merge_put_stats(o, of->stats, of->max, of->sum);
 		}
 		c.n[XP_T_STATS] += nstats(of->stats);
 		for (uint32_t end = pk + R->ofnp[i]; pk < end; pk++) {
@@ -203,7 +181,7 @@ static void put_objfile_table(out *o, const result *R, xp_table t)
 				put_proc(o, R, p, i, nvpv, &c);
 				continue;
 			case XP_T_STATS:
-				put_stats(o, p->stats, p->max, p->sum);
+				xp_merge_put_stats(o, p->stats, p->max, p->sum);
 				break;
 			case XP_T_COUNTERS:
 				/* By id: the order they are kept in. */
@@ -222,15 +200,15 @@ static void put_objfile_table(out *o, const result *R, xp_table t)
 				break;
 			case XP_T_VPVALS:
 				for (uint32_t k = 0; k < p->nvr; k++)
-					put_vpvals(o, R, &p->vr[k], nvpv);
+					xp_merge_put_vpvals(o, R->sid, &p->vr[k], nvpv);
 				break;
 			/* Blocks and edges are kept as the database's records. */
 			case XP_T_BLOCKS:
-				out_copy(o, p->blk, (size_t)p->nblk * XP_RS_BLOCK,
+				xp_merge_out_copy(o, p->blk, (size_t)p->nblk * XP_RS_BLOCK,
 				         XP_RS_BLOCK);
 				break;
 			case XP_T_EDGES:
-				out_copy(o, p->edge, (size_t)p->nedge * XP_RS_EDGE,
+				xp_merge_out_copy(o, p->edge, (size_t)p->nedge * XP_RS_EDGE,
 				         XP_RS_EDGE);
 				break;
 			case XP_T_TUPLES:
@@ -258,7 +236,7 @@ static void put_objfile_table(out *o, const result *R, xp_table t)
 }
 
 /* A table of the program sections; the stats are the last ones. */
-static void put_program_table(out *o, const result *R, xp_table t)
+static void put_program_table(recout *o, const result *R, xp_table t)
 {
 	const xp_merger *m = R->m;
 	uint32_t st = (uint32_t)R->n[XP_T_STATS], nref = 0, ncd = 0;
@@ -286,7 +264,7 @@ static void put_program_table(out *o, const result *R, xp_table t)
 					max = m->of[ofi].max;
 				sum = xp_sat_add(sum, m->of[ofi].sum);
 			}
-			put_stats(o, g->stats, max, sum);
+			xp_merge_put_stats(o, g->stats, max, sum);
 		} else if (t == XP_T_OBJREFS) {
 			for (uint32_t k = 0; k < g->nref; k++)
 				xp_put_le32(orec(o, XP_RS_OBJREF), sid[g->refs[k]]);
@@ -304,7 +282,7 @@ static void put_program_table(out *o, const result *R, xp_table t)
 }
 
 /* A table of the source file sections. */
-static void put_srcfile_table(out *o, const result *R, xp_table t)
+static void put_srcfile_table(recout *o, const result *R, xp_table t)
 {
 	const xp_merger *m = R->m;
 	uint32_t nline = 0, nref = 0;
@@ -354,14 +332,14 @@ static void put_srcfile_table(out *o, const result *R, xp_table t)
  * numbered in byte order.  Only procedures put first for their unknown
  * source files (cmp_pr) need an index of their own (R->pidx).
  */
-static void put_table(out *o, const result *R, xp_table t)
+static void put_table(recout *o, const result *R, xp_table t)
 {
 	const xp_merger *m = R->m;
 	switch (t) {
 	case XP_T_RUNS:
-		put_run(o, XP_SEC_OBJFILE, m->nof);
-		put_run(o, XP_SEC_PROGRAM, m->npg);
-		put_run(o, XP_SEC_SRCFILE, m->nsf);
+		xp_merge_put_run(o, XP_SEC_OBJFILE, m->nof);
+		xp_merge_put_run(o, XP_SEC_PROGRAM, m->npg);
+		xp_merge_put_run(o, XP_SEC_SRCFILE, m->nsf);
 		break;
 	case XP_T_STATS:
 		put_objfile_table(o, R, t);
@@ -398,83 +376,126 @@ static void put_table(out *o, const result *R, xp_table t)
 	case XP_T_COUNT_:
 		break;
 	}
-	out_done(o);
+}
+
+/* The accumulator's result: directory entry e. */
+static void put_result(void *ctx, unsigned e, recout *o)
+{
+	const result *R = ctx;
+	if (e == XP_DBE_STROFFS)
+		xp_merge_out_copy(o, R->stroff, (size_t)R->nstr * 4, 4);
+	else if (e == XP_DBE_STRINGS)
+		xp_merge_out_copy(o, R->strtab, R->strbytes, 1);
+	else
+		put_table(o, R, (xp_table)(e - XP_DBE_TABLE0));
+}
+
+static void free_result(void *ctx)
+{
+	xp_merge_result_free(ctx);
+	free(ctx);
+}
+
+/*
+ * The result of m, to be written: straight from a lazy template and its
+ * delta when merge_flat.c can (inputs of one layout), otherwise from the
+ * accumulator, settled and ordered (merge_order.c).
+ */
+static xp_err prepare(xp_merger *m, product *P, xp_diags *d)
+{
+	xp_err err;
+	memset(P, 0, sizeof *P);
+	P->shape.type = m->type;
+	if (xp_merge_flat_plan(m, P, d, &err))
+		return err;
+	result *R = malloc(sizeof *R);
+	if (!R)
+		return XP_E_NOMEM;
+	err = xp_merge_plan(m, R, d);
+	P->put = put_result;
+	P->release = free_result;
+	P->ctx = R;
+	if (err)
+		return err;
+	P->shape = (xp_db_shape){m->type, m->minor, m->n_proc_names, {0}};
+	P->shape.count[XP_DBE_STROFFS] = R->nstr;
+	P->shape.count[XP_DBE_STRINGS] = R->strbytes;
+	for (int t = 0; t < XP_T_COUNT_; t++)
+		P->shape.count[XP_DBE_TABLE0 + t] = R->n[t];
+	P->nof = m->nof;
+	P->objfile = m->nof == 1 ? xp_strpool_str(&m->str, m->of[0].path)
+	                         : NULL;
+	return XP_E_OK;
+}
+
+static void release(product *P)
+{
+	if (P->release)
+		P->release(P->ctx);
 }
 
 xp_err xp_merger_finish(xp_merger *m, xp_fb **out_fb, xp_diags *d)
 {
-	result R;
+	product P;
 	*out_fb = NULL;
-	xp_err err = xp_merge_plan(m, &R, d);
-	xp_fb *fb = err ? NULL : xp_fb_alloc(m->type, m->minor, m->n_proc_names);
+	xp_err err = prepare(m, &P, d);
+	const xp_db_shape *sh = &P.shape;
+	xp_fb *fb = err ? NULL : xp_fb_alloc(sh->type, sh->minor,
+	                                     sh->n_proc_names);
 	if (!err && !fb)
 		err = XP_E_NOMEM;
-	for (int t = 0; t < XP_T_COUNT_ && !err; t++) {
-		size_t size = (size_t)R.n[t] * xp_tabdescs[t].size;
+	for (unsigned e = 0; e < XP_DB_NENTRIES && !err; e++) {
+		size_t size = (size_t)sh->count[e] * xp_db_entry_recsize(e);
 		unsigned char *tab = malloc(size + 1);
 		if (!tab) {
 			err = XP_E_NOMEM;
 			break;
 		}
-		fb->tab[t] = fb->owned[t] = tab;
-		fb->n[t] = (uint32_t)R.n[t];
-		out o = {.base = tab, .p = tab, .end = tab + size};
-		put_table(&o, &R, (xp_table)t);
+		recout o = {.base = tab, .p = tab, .end = tab + size};
+		P.put(P.ctx, e, &o);
+		if (e == XP_DBE_STROFFS) {
+			fb->stroff = fb->owned[XP_T_COUNT_] = tab;
+			fb->nstr = (uint32_t)sh->count[e];
+		} else if (e == XP_DBE_STRINGS) {
+			fb->strtab = (const char *)tab;
+			fb->owned[XP_T_COUNT_ + 1] = tab;
+			fb->strtab_len = (uint32_t)sh->count[e];
+		} else {
+			unsigned t = e - XP_DBE_TABLE0;
+			fb->tab[t] = fb->owned[t] = tab;
+			fb->n[t] = (uint32_t)sh->count[e];
+		}
 	}
 	if (!err) {
-		fb->nstr = R.nstr;
-		fb->stroff = fb->owned[XP_T_COUNT_] = R.stroff;
-		fb->strtab = R.strtab;
-		fb->owned[XP_T_COUNT_ + 1] = (unsigned char *)R.strtab;
-		fb->strtab_len = R.strbytes;
-		R.stroff = NULL;
-		R.strtab = NULL;
 		*out_fb = fb;
 		fb = NULL;
 	}
 	xp_fb_free(fb);
-	xp_merge_result_free(&R);
+	release(&P);
 	return err;
 }
 
 /* Writing the result as a database: directory entry e. */
 static void put_entry(void *ctx, unsigned e, xp_wbuf *w)
 {
-	const result *R = ctx;
-	out o = {.w = w};
-	if (e == XP_DBE_STROFFS)
-		out_copy(&o, R->stroff, (size_t)R->nstr * 4, 4);
-	else if (e == XP_DBE_STRINGS)
-		out_copy(&o, R->strtab, R->strbytes, 1);
-	else
-		put_table(&o, R, (xp_table)(e - XP_DBE_TABLE0));
+	const product *P = ctx;
+	recout o = {.w = w};
+	P->put(P->ctx, e, &o);
 	out_done(&o);
 }
 
-typedef struct {
-	xp_db_shape shape;
-	result *R;
-} written;
-
-static xp_err write_result(void *ctx, int fd)
+static xp_err write_product(void *ctx, int fd)
 {
-	written *wr = ctx;
-	return xp_db_write_fd_with(&wr->shape, put_entry, wr->R, fd);
+	product *P = ctx;
+	return xp_db_write_fd_with(&P->shape, put_entry, P, fd);
 }
 
-/* Writes the planned result R into the profile directory l locks. */
-static xp_err write_planned(result *R, xp_lock *l, xp_diags *d)
+/* Writes the prepared result P into the profile directory l locks. */
+static xp_err write_prepared(xp_merger *m, product *P, xp_lock *l,
+                             xp_diags *d)
 {
-	xp_merger *m = R->m;
-	const char *objfile = m->nof == 1 ? xp_strpool_str(&m->str, m->of[0].path)
-	                                  : NULL;
-	written wr = {{m->type, m->minor, m->n_proc_names, {0}}, R};
-	wr.shape.count[XP_DBE_STROFFS] = R->nstr;
-	wr.shape.count[XP_DBE_STRINGS] = R->strbytes;
-	for (int t = 0; t < XP_T_COUNT_; t++)
-		wr.shape.count[XP_DBE_TABLE0 + t] = R->n[t];
-	return xp_profdir_write_with_manifest(l, m->type, m->nof, objfile,
-	                                      write_result, &wr, m->man, d);
+	return xp_profdir_write_with_manifest(l, m->type, P->nof, P->objfile,
+	                                      write_product, P, m->man, d);
 }
 
 void xp_merger_set_manifest(xp_merger *m, const xp_manifest *man)
@@ -484,26 +505,26 @@ void xp_merger_set_manifest(xp_merger *m, const xp_manifest *man)
 
 xp_err xp_merger_write_locked(xp_merger *m, xp_lock *l, xp_diags *d)
 {
-	result R;
-	xp_err err = xp_merge_plan(m, &R, d);
+	product P;
+	xp_err err = prepare(m, &P, d);
 	if (!err)
-		err = write_planned(&R, l, d);
-	xp_merge_result_free(&R);
+		err = write_prepared(m, &P, l, d);
+	release(&P);
 	return err;
 }
 
 xp_err xp_merger_write(xp_merger *m, const char *dir, xp_diags *d)
 {
-	result R;
+	product P;
 	xp_lock *l = NULL;
 	/* The directory is made once the result is known to be good. */
-	xp_err err = xp_merge_plan(m, &R, d);
+	xp_err err = prepare(m, &P, d);
 	if (!err && !(err = xp_profdir_lock(dir, 1, &l, d)))
-		err = write_planned(&R, l, d);
+		err = write_prepared(m, &P, l, d);
 	if (err)
 		xp_profdir_unlock_failed(l);
 	else
 		xp_profdir_unlock(l);
-	xp_merge_result_free(&R);
+	release(&P);
 	return err;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "feedback/db.h"
+#include "feedback/merge.h"
 #include "unit.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
@@ -413,6 +414,28 @@ typedef struct {
 	int n;
 } inputs;
 
+/* The canonical text of a merge's result, and the checksum of its
+ * database (which holds the indexes too), NUL-terminated. */
+static char *result_text(const xp_fb *fb, size_t *len)
+{
+	char *txt = NULL;
+	unsigned char *db = NULL;
+	size_t dblen = 0;
+	CHECK(xp_text_write_mem(fb, &txt, len) == XP_E_OK);
+	CHECK(xp_db_write_mem(fb, &db, &dblen) == XP_E_OK);
+	char *z = txt ? realloc(txt, *len + 32) : NULL;
+	if (!z) {
+		free(txt);
+		free(db);
+		*len = 0;
+		return NULL;
+	}
+	*len += (size_t)sprintf(z + *len, "db %zu %08x\n", dblen,
+	                        db ? xp_crc32c(0, db, dblen) : 0);
+	free(db);
+	return z;
+}
+
 /*
  * Merges the inputs by path (fast) or opened one by one; returns the
  * canonical text of the result, or "FAILED", followed by every input's
@@ -456,7 +479,7 @@ static char *merge_all(const inputs *in, const xp_merge_opts *o, int fast)
 	char *txt = NULL;
 	size_t len = 0;
 	if (!err)
-		CHECK(xp_text_write_mem(out, &txt, &len) == XP_E_OK);
+		txt = result_text(out, &len);
 	char *s = diag_text(d);
 	char *all = malloc(len + loglen + strlen(s) + 32);
 	if (all) {
@@ -500,24 +523,19 @@ static char *merge_split(const inputs *in, const xp_merge_opts *o, int jobs)
 	xp_fb *out = NULL;
 	char *txt = NULL;
 	size_t len = 0;
-	if (!err && !xp_merger_finish(m[0], &out, d) &&
-	    !xp_text_write_mem(out, &txt, &len)) {
-		char *z = realloc(txt, len + 1);
-		if (z)
-			z[len] = 0;
-		txt = z;
-	}
+	if (!err && !xp_merger_finish(m[0], &out, d))
+		txt = result_text(out, &len);
 	xp_fb_free(out);
 	xp_merger_free(m[0]);
 	xp_diags_free(d);
 	return txt;
 }
 
-static void put_input(inputs *in, const char *dir, const variant *v,
-                      int as_text)
+/* Writes fb (freed) as the next input, in a file of dir, with a random
+ * weight. */
+static void put_fb(inputs *in, const char *dir, xp_fb *fb, int as_text)
 {
 	int i = in->n++;
-	xp_fb *fb = run_profile(v);
 	snprintf(in->path[i], sizeof in->path[i], "%s/in%d%s", dir, i,
 	         as_text ? ".text" : "");
 	snprintf(in->name[i], sizeof in->name[i], "in%d", i);
@@ -547,6 +565,12 @@ static void put_input(inputs *in, const char *dir, const variant *v,
 	default:
 		in->w[i] = 1;
 	}
+}
+
+static void put_input(inputs *in, const char *dir, const variant *v,
+                      int as_text)
+{
+	put_fb(in, dir, run_profile(v), as_text);
 }
 
 static void test_merger(void)
@@ -614,10 +638,264 @@ static void test_merger(void)
 	rmdir(dir);
 }
 
+/* ------------------------------------------------------------------ */
+/* Inputs of one layout, written without the accumulator               */
+/* ------------------------------------------------------------------ */
+
+/* The structure of a program comes from srng (pick), the same for all
+ * its runs; counts and other values from crng (C). */
+static uint64_t srng, crng;
+
+static uint32_t pick(uint32_t n)
+{
+	return (uint32_t)(unit_next(&srng) % n);
+}
+
+static uint64_t C(void)
+{
+	return unit_next(&crng);
+}
+
+static uint64_t run_count(int big)
+{
+	if (big && C() % 3 == 0)
+		return UINT64_MAX / 2 + C() % 1000;
+	return C() % 4 ? C() % 100 : 0;
+}
+
+/* Ids 1..n in a random order, or in order. */
+static void ids(uint32_t *a, uint32_t n)
+{
+	int shuffle = pick(2);
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = i + 1;
+	for (uint32_t i = n; shuffle && i > 1; i--) {
+		uint32_t j = pick(i), t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+/* A VP value of type ty; other: maybe another one than the program's. */
+static void vp_value(xp_fbb *b, xp_vptype ty, int other, int big,
+                     xp_vpval *vv)
+{
+	char name[32];
+	memset(vv, 0, sizeof *vv);
+	vv->has_value = pick(4) != 0;
+	uint32_t base = pick(6);
+	if (other && C() % 3 == 0)
+		base = (uint32_t)(C() % 6);
+	switch (ty) {
+	case XP_VP_INT:
+		vv->v.i = (int32_t)base - 2;
+		break;
+	case XP_VP_LLONG:
+		vv->v.ll = (int64_t)base << 40;
+		break;
+	case XP_VP_FLOAT:
+		vv->v.f = (float)base / 4;
+		break;
+	case XP_VP_DOUBLE:
+		vv->v.d = (double)base / 8;
+		break;
+	case XP_VP_PROC:
+		snprintf(name, sizeof name, "callee%u", base);
+		vv->v.proc.name = S(b, name);
+		vv->v.proc.objfile = S(b, base % 2 ? "/lib/a.o" : "/lib/b.o");
+		break;
+	}
+	if (!vv->has_value)
+		memset(&vv->v, 0, sizeof vv->v);
+	vv->count = vv->has_value || ty == XP_VP_PROC ? run_count(big) : 0;
+}
+
+/* The procedures of an object file of the program. */
+static void random_procs(xp_fbb *b, char names[][16], uint32_t np,
+                         uint32_t nvpv, int other, int big)
+{
+	uint32_t pid[8], cid[8];
+	ids(pid, np);
+	for (uint32_t p = 0; p < np; p++) {
+		uint32_t nc = pick(5), nb = pick(4), ne = nb ? pick(3) : 0;
+		uint32_t nt = nb ? pick(4) : 0;
+		snprintf(names[p], sizeof names[p], "p%u_%u", pick(40), p);
+		xp_proc pr = {.name = S(b, names[p]), .signature = pick(1000),
+		              .proc_id = pid[p], .n_vp_sites = pick(3),
+		              .n_srcmap_ops = nt + pick(2)};
+		CHECK(xp_fbb_begin_proc(b, &pr) == XP_E_OK);
+		for (uint32_t k = pick(3); k > 0; k--)
+			xp_fbb_add_stat(b, pick(2) ? XP_STAT_MAX : XP_STAT_SUM, C());
+		ids(cid, nc);
+		for (uint32_t k = 0; k < nc; k++)
+			CHECK(xp_fbb_add_counter(b, cid[k], run_count(big)) == 0);
+		for (uint32_t k = nvpv ? pick(4) : 0; k > 0; k--) {
+			xp_vptype ty = (xp_vptype)pick(5);
+			CHECK(xp_fbb_add_vp(b, pick(3), ty) == XP_E_OK);
+			for (uint32_t q = 0; q < nvpv; q++) {
+				xp_vpval vv;
+				vp_value(b, ty, other, big, &vv);
+				CHECK(xp_fbb_add_vpval(b, &vv) == XP_E_OK);
+			}
+		}
+		for (uint32_t k = 0; k < nb; k++)
+			CHECK(xp_fbb_add_block(b, k + 1, nc && pick(2) ? 1 + pick(nc)
+			                                             : 0) == 0);
+		for (uint32_t k = 0; k < ne; k++) {
+			xp_edge e = {k + 1, nc && pick(2) ? 1 + pick(nc) : 0, 1 + pick(nb),
+			             1 + pick(nb)};
+			CHECK(xp_fbb_add_edge(b, &e) == XP_E_OK);
+		}
+		ids(cid, pr.n_srcmap_ops);
+		for (uint32_t k = 0; k < nt; k++) {
+			char sf[16];
+			snprintf(sf, sizeof sf, "s%u.c", pick(4));
+			xp_tuple t = {cid[k], 1 + pick(nb), 1 + pick(50), pick(3),
+			              pick(3) ? XP_NOSTR : S(b, sf)};
+			CHECK(xp_fbb_add_tuple(b, &t) == XP_E_OK);
+		}
+	}
+}
+
+/*
+ * A run of the program of structure shape, counts from run: object files
+ * of procedures whose counters, value profiles, tuples and ids come in
+ * any order, programs with OBJREFs and COMDAT_PROCs (some given twice),
+ * source files whose lines and block refs come in any order (now and
+ * then one given twice).  other: some value profile values are not the
+ * program's; big: counts near 2^63.
+ */
+static xp_fb *program_run(uint64_t shape, uint64_t run, int other, int big)
+{
+	char paths[4][32], names[4][8][16];
+	uint32_t nproc[4];
+	srng = shape;
+	crng = run;
+	xp_fbb *b = xp_fbb_new(XP_DT_FEEDBACK, 4, 3);
+	uint32_t nobj = 1 + pick(4);
+	for (uint32_t o = 0; o < nobj; o++) {
+		snprintf(paths[o], sizeof paths[o], "/src/m%u/f%u.o", pick(9), o);
+		xp_objfile of = {.path = S(b, paths[o]), .tv_sec = 5,
+		                 .n_values_per_vp = pick(3), .signature = 16 + o,
+		                 .n_srcfile_names = pick(3)};
+		CHECK(xp_fbb_begin_objfile(b, &of) == XP_E_OK);
+		for (uint32_t k = pick(3); k > 0; k--)
+			xp_fbb_add_stat(b, pick(2) ? XP_STAT_MAX : XP_STAT_SUM, C());
+		nproc[o] = pick(7);
+		random_procs(b, names[o], nproc[o], of.n_values_per_vp, other, big);
+	}
+	for (uint32_t g = pick(3); g > 0; g--) {
+		char path[16];
+		snprintf(path, sizeof path, "prog%u", g);
+		CHECK(xp_fbb_begin_program(b, S(b, path)) == XP_E_OK);
+		for (uint32_t k = pick(3); k > 0; k--)
+			xp_fbb_add_stat(b, pick(2) ? XP_STAT_MAX : XP_STAT_SUM, C());
+		for (uint32_t k = pick(4); k > 0; k--)
+			CHECK(xp_fbb_add_objref(b, S(b, paths[pick(nobj)])) == 0);
+		for (uint32_t k = pick(4); k > 0; k--) {
+			char proc[16];
+			snprintf(proc, sizeof proc, "c%u", pick(3));
+			CHECK(xp_fbb_add_comdat(b, S(b, proc),
+			                        S(b, paths[pick(nobj)])) == 0);
+		}
+	}
+	for (uint32_t f = pick(4); f > 0; f--) {
+		char path[16];
+		snprintf(path, sizeof path, "s%u.c", f);
+		CHECK(xp_fbb_begin_srcfile(b, S(b, path)) == XP_E_OK);
+		uint32_t nl = pick(5), twice = pick(12) == 0, dup = pick(12) == 0;
+		for (uint32_t k = 0; k < nl; k++) {
+			uint32_t line = pick(4) ? 1 + 3 * k + pick(3) : 1 + pick(3 * nl);
+			CHECK(xp_fbb_begin_srcline(b, twice && k ? 1 : line,
+			                           pick(2)) == XP_E_OK);
+			for (uint32_t q = 1 + pick(3); q > 0; q--) {
+				uint32_t o = pick(nobj), p = pick(nproc[o] + 1);
+				xp_blockref r = {dup ? 1 + pick(3) : q, run_count(big),
+				                 S(b, p < nproc[o] ? names[o][p] : "gone"),
+				                 S(b, paths[o])};
+				CHECK(xp_fbb_add_blockref(b, &r) == XP_E_OK);
+			}
+		}
+	}
+	xp_fb *fb = NULL;
+	CHECK(xp_fbb_finish(b, &fb) == XP_E_OK);
+	xp_fbb_free(b);
+	return fb;
+}
+
+/* Whether merging in by path leaves the merger holding a lazy template
+ * that it writes the result from (merge_flat.c). */
+static int flat_result(const inputs *in, const xp_merge_opts *o)
+{
+	xp_merger *m = xp_merger_new(o);
+	xp_diags *d = xp_diags_new(0);
+	xp_err err = XP_E_OK;
+	for (int i = 0; i < in->n && !err; i++)
+		err = xp_merger_add_path(m, in->path[i], in->w[i], in->name[i], d);
+	product P;
+	memset(&P, 0, sizeof P);
+	int flat = !err && xp_merge_flat_plan(m, &P, d, &err) && !err;
+	if (P.release)
+		P.release(P.ctx);
+	xp_diags_free(d);
+	xp_merger_free(m);
+	return flat;
+}
+
+/*
+ * Runs of random programs, merged by path (the result written from the
+ * first and the counts of the others when the merger can) and added one
+ * by one (the accumulator): the same result and messages, under every
+ * mode, weight, scale and --sparse; shared out over mergers and reduced,
+ * the same result.
+ */
+static void test_one_layout(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		printf("FAIL mkdtemp: %s\n", strerror(errno));
+		unit_failed_checks++;
+		return;
+	}
+	unsigned flat = 0;
+	for (int round = 0; round < 400; round++) {
+		inputs in;
+		memset(&in, 0, sizeof in);
+		uint64_t shape = rnd();
+		int n = 1 + (int)(rnd() % 5);
+		for (int i = 0; i < n; i++)
+			put_fb(&in, dir, program_run(shape, rnd(), rnd() % 3 == 0,
+			                             round % 9 == 0),
+			       0);
+		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3), XP_MISMATCH_WARN,
+		                   rnd() % 5 == 0 ? 1.5 : 1, rnd() % 6 == 0};
+		char *a = merge_all(&in, &o, 1);
+		char *b = merge_all(&in, &o, 0);
+		CHECK_STR(a, b);
+		for (int jobs = 2; jobs <= 3 && n > 1; jobs++) {
+			char *t = merge_split(&in, &o, jobs);
+			size_t tl = t ? strlen(t) : 0;
+			CHECK(t && strncmp(a, t, tl) == 0 && a[tl] == '[');
+			free(t);
+		}
+		flat += flat_result(&in, &o);
+		free(a);
+		free(b);
+		for (int i = 0; i < in.n; i++)
+			unlink(in.path[i]);
+	}
+	/* Most results were written from the template. */
+	CHECK(flat > 180);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_reader);
 	RUN(test_reader_vp_proc);
 	RUN(test_merger);
+	RUN(test_one_layout);
 	return unit_done();
 }
