@@ -97,6 +97,11 @@ xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
 int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
                      unsigned nlike, uint32_t *crc);
 
+/* Table t of fb, a database mapped by the reader, is not needed for a
+ * while: its pages leave the memory of the process (to be read again
+ * from the file when touched).  Nothing for a profile not mapped. */
+void xp_fb_let_go(const xp_fb *fb, xp_table t);
+
 /* xp_profdir_open() and xp_open_any() with like, nlike and same as above. */
 xp_err xp_profdir_open_like(const char *dir, xp_datatype t,
                             const char *objfile, const xp_fb *const *like,

@@ -1390,6 +1390,21 @@ xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *const *like,
 	return XP_E_OK;
 }
 
+void xp_fb_let_go(const xp_fb *fb, xp_table t)
+{
+	if (!fb->map || !fb->tab[t])
+		return;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)fb->tab[t];
+	uintptr_t b = a + (uintptr_t)fb->n[t] * xp_tabdescs[t].size;
+	a = (a + page - 1) & ~(page - 1);
+	b &= ~(page - 1);
+	/* The mapping is private and never written: what it lets go is
+	 * read from the file again if it is touched. */
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 xp_err xp_db_open(const char *path, xp_fb **out, xp_diags *d)
 {
 	*out = NULL;

@@ -148,7 +148,6 @@ typedef struct {
 typedef struct {
 	uint32_t pi;          /* the procedure it added to (NONE: lazy) */
 	uint32_t first_vp, n_vps, first_vpval, nvpv;
-	int held;             /* the delta holds counts of it (vvals) */
 	struct aproc *other;  /* the delta's values other than the
 	                         template's, VP_PROC keys the template's
 	                         string ids; NULL when there are none */
@@ -185,6 +184,9 @@ typedef struct {
 	uint32_t dcntcap, drefcap;
 	unsigned char *vvals; /* VPVALS records, their counts combined */
 	size_t vvcap;
+	unsigned char *vheld; /* per VPS record: vvals holds counts of its
+	                         values (the template's values) */
+	uint32_t vheldcap;
 } tmpl;
 
 /* Templates kept: inputs of this many layouts, interleaved in any order
@@ -278,12 +280,14 @@ struct xp_merger {
 
 #define RBUF_SIZE ((size_t)1 << 19)
 
-/* Makes room for need elements of size bytes in *p, doubling *cap. */
-static inline xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+/* Makes room for need elements of size bytes in *p, doubling *cap from
+ * first (at least need). */
+static inline xp_err grow_from(void **p, uint32_t *cap, uint32_t need,
+                               uint32_t first, size_t size)
 {
 	if (need <= *cap)
 		return XP_E_OK;
-	uint32_t ncap = *cap ? *cap : 8;
+	uint32_t ncap = *cap ? *cap : first ? first : 1;
 	while (ncap < need) {
 		if (ncap > UINT32_MAX / 2)
 			return XP_E_LIMIT;
@@ -297,7 +301,12 @@ static inline xp_err grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 	return XP_E_OK;
 }
 
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(arr, cap, need) \
+	grow_from((void **)&(arr), &(cap), (need), 8, sizeof *(arr))
+/* The same, the first room made for first elements: lists whose size
+ * is known when they start. */
+#define GROW_FROM(arr, cap, need, first) \
+	grow_from((void **)&(arr), &(cap), (need), (first), sizeof *(arr))
 
 /*
  * The name of the input being added, as an id of the names pool, for a
@@ -598,12 +607,15 @@ xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
  * closed; and a template's memory released. */
 xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d);
 void xp_merge_template_free(tmpl *t);
-/* Adds the values of procedure v of template t, records (of t's layout,
- * those of v's values from its first), to the value lists of acc, their
- * VP_PROC keys mapped by smap (NULL: t's string ids). */
-xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, const tvproc *v,
-                          const unsigned char *vals, const uint32_t *smap,
-                          aproc *acc);
+/* Adds the values of VPS records vp .. vp + n - 1 of template t, n *
+ * nvpv VPVALS records at vals, to the value lists of acc, their VP_PROC
+ * keys mapped by smap (NULL: t's string ids). */
+xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
+                          uint32_t n, uint32_t nvpv, const unsigned char *vals,
+                          const uint32_t *smap, aproc *acc);
+/* The same for the values that t's delta holds (vvals) of v's records. */
+xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
+                          const uint32_t *smap, aproc *acc);
 
 /* The canonical order (merge_order.c). */
 xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d);

@@ -318,7 +318,7 @@ xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
 			if (p->vr[j].expr == vp.expr_id && p->vr[j].type == vp.type)
 				break;
 		if (j == p->nvr) {
-			if (GROW(p->vr, p->vcap, p->nvr + 1))
+			if (GROW_FROM(p->vr, p->vcap, p->nvr + 1, ip->n_vps))
 				return XP_E_NOMEM;
 			p->vr[j] = (vrec){vp.expr_id, vp.type, 0, 0, NULL};
 			p->nvr++;
@@ -335,7 +335,7 @@ xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
 				if (r->v[e].has == has && r->v[e].key == key)
 					break;
 			if (e == r->nv) {
-				if (GROW(r->v, r->cap, r->nv + 1))
+				if (GROW_FROM(r->v, r->cap, r->nv + 1, nvpv))
 					return XP_E_NOMEM;
 				r->v[e] = (vval){key, 0, has};
 				r->nv++;
@@ -604,7 +604,7 @@ static xp_err note_counts(xp_merger *m, const xp_fb *in, const xp_proc *ip,
 		if (GROW(t->tv, t->tvcap, t->ntv + 1))
 			return XP_E_NOMEM;
 		t->tv[t->ntv++] = (tvproc){pi, ip->first_vp, ip->n_vps,
-		                           ip->first_vpval, nvpv, 0, NULL};
+		                           ip->first_vpval, nvpv, NULL};
 	}
 	const unsigned char *c = xp_rec(in, XP_T_COUNTERS, ip->first_counter);
 	for (uint32_t i = 0; i < ip->n_counters; i++, c += XP_RS_COUNTER) {

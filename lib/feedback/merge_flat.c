@@ -243,10 +243,11 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
 		const unsigned char *own = F->fb->tab[XP_T_VPVALS] + off;
 		xp_merge_set_weight(m, t->weight);
-		xp_err err = xp_merge_tmpl_vals(m, t, v, own, NULL, &a);
+		xp_err err = xp_merge_tmpl_vals(m, t, v->first_vp, v->n_vps,
+		                                v->nvpv, own, NULL, &a);
 		xp_merge_set_weight(m, 1);
-		if (!err && v->held)
-			err = xp_merge_tmpl_vals(m, t, v, t->vvals + off, NULL, &a);
+		if (!err)
+			err = xp_merge_held_vals(m, t, v, NULL, &a);
 		/* The template's values made every value profile of v, so
 		 * the other values join them and leave v->other as it was. */
 		if (!err && v->other)
@@ -467,14 +468,15 @@ static void plan_sizes(flat *F)
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The value profiles of the template's procedure ip (n_vps > 0). */
-static const vplist *values_of(const flat *F, const xp_proc *ip)
+/* The value profiles of the template's procedure whose first VPS record
+ * is first_vp (it has some). */
+static const vplist *values_of(const flat *F, uint32_t first_vp)
 {
 	const tvproc *tv = F->t->tv;
 	uint32_t lo = 0, hi = F->t->ntv;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (tv[mid].first_vp < ip->first_vp)
+		if (tv[mid].first_vp < first_vp)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -487,46 +489,50 @@ typedef struct {
 	uint32_t n[XP_T_COUNT_];
 } cursor;
 
-static void put_proc(recout *o, const flat *F, const xp_proc *ip, uint32_t p,
-                     uint32_t ofk, uint32_t nvr, uint32_t nvpv, cursor *c)
+static void put_proc(recout *o, const flat *F, uint32_t p, uint32_t ofk,
+                     uint32_t nvpv, cursor *c)
 {
+	xp_proc ip;
+	xp_fb_proc(F->fb, p, &ip);
 	unsigned kinds = F->kinds[p];
+	uint32_t nvr = ip.n_vps ? values_of(F, ip.first_vp)->nvr : 0;
 	unsigned char *r = orec(o, XP_RS_PROC);
-	xp_put_le32(r + XP_PR_NAME, ip->name);
+	xp_put_le32(r + XP_PR_NAME, ip.name);
 	xp_put_le32(r + XP_PR_OBJFILE, ofk);
-	xp_put_le64(r + XP_PR_SIG, ip->signature);
-	xp_put_le32(r + XP_PR_ID, ip->proc_id);
-	xp_put_le32(r + XP_PR_NVPSITES, ip->n_vp_sites);
-	xp_put_le32(r + XP_PR_NSRCMAP, ip->n_srcmap_ops);
+	xp_put_le64(r + XP_PR_SIG, ip.signature);
+	xp_put_le32(r + XP_PR_ID, ip.proc_id);
+	xp_put_le32(r + XP_PR_NVPSITES, ip.n_vp_sites);
+	xp_put_le32(r + XP_PR_NSRCMAP, ip.n_srcmap_ops);
 	xp_put_le32(r + XP_PR_FSTAT, c->n[XP_T_STATS]);
 	xp_put_le32(r + XP_PR_NSTAT, nstats(kinds));
 	xp_put_le32(r + XP_PR_FCNT, c->n[XP_T_COUNTERS]);
-	xp_put_le32(r + XP_PR_NCNT, ip->n_counters);
+	xp_put_le32(r + XP_PR_NCNT, ip.n_counters);
 	xp_put_le32(r + XP_PR_FVP, c->n[XP_T_VPS]);
 	xp_put_le32(r + XP_PR_NVP, nvr);
 	xp_put_le32(r + XP_PR_FVPVAL, c->n[XP_T_VPVALS]);
 	xp_put_le32(r + XP_PR_FBLK, c->n[XP_T_BLOCKS]);
-	xp_put_le32(r + XP_PR_NBLK, ip->n_blocks);
+	xp_put_le32(r + XP_PR_NBLK, ip.n_blocks);
 	xp_put_le32(r + XP_PR_FEDGE, c->n[XP_T_EDGES]);
-	xp_put_le32(r + XP_PR_NEDGE, ip->n_edges);
+	xp_put_le32(r + XP_PR_NEDGE, ip.n_edges);
 	xp_put_le32(r + XP_PR_FTUP, c->n[XP_T_TUPLES]);
-	xp_put_le32(r + XP_PR_NTUP, ip->n_tuples);
-	c->n[XP_T_COUNTERS] += ip->n_counters;
+	xp_put_le32(r + XP_PR_NTUP, ip.n_tuples);
+	c->n[XP_T_COUNTERS] += ip.n_counters;
 	c->n[XP_T_VPS] += nvr;
 	c->n[XP_T_VPVALS] += nvr * nvpv;
-	c->n[XP_T_BLOCKS] += ip->n_blocks;
-	c->n[XP_T_EDGES] += ip->n_edges;
-	c->n[XP_T_TUPLES] += ip->n_tuples;
+	c->n[XP_T_BLOCKS] += ip.n_blocks;
+	c->n[XP_T_EDGES] += ip.n_edges;
+	c->n[XP_T_TUPLES] += ip.n_tuples;
 }
 
-/* The tuples of procedure ip, prev the source file last written in its
- * object file. */
-static void put_tuples(recout *o, const flat *F, const xp_proc *ip, uint32_t p,
-                       uint32_t *prev)
+/* The tuples of procedure p (record pr), prev the source file last
+ * written in its object file. */
+static void put_tuples(recout *o, const flat *F, const unsigned char *pr,
+                       uint32_t p, uint32_t *prev)
 {
-	uint32_t cur = F->cur[p];
-	const unsigned char *s = xp_rec(F->fb, XP_T_TUPLES, ip->first_tuple);
-	for (uint32_t k = 0; k < ip->n_tuples; k++, s += XP_RS_TUPLE) {
+	uint32_t cur = F->cur[p], n = xp_get_le32(pr + XP_PR_NTUP);
+	const unsigned char *s = xp_rec(F->fb, XP_T_TUPLES,
+	                                xp_get_le32(pr + XP_PR_FTUP));
+	for (uint32_t k = 0; k < n; k++, s += XP_RS_TUPLE) {
 		uint32_t f = xp_get_le32(s + XP_TU_FILE), file = XP_NOSTR;
 		if (f != XP_NOSTR)
 			cur = f;
@@ -538,6 +544,59 @@ static void put_tuples(recout *o, const flat *F, const xp_proc *ip, uint32_t p,
 	}
 }
 
+/* The records of table t of procedure p, of an object file of nvpv
+ * values per value profile; prev as put_tuples(). */
+static void put_proc_recs(recout *o, const flat *F, xp_table t, uint32_t p,
+                          uint32_t nvpv, uint32_t *prev)
+{
+	const xp_fb *fb = F->fb;
+	const unsigned char *pr = xp_rec(fb, XP_T_PROCS, p);
+	uint32_t first, n;
+	const vplist *vl = NULL;
+	if ((t == XP_T_VPS || t == XP_T_VPVALS) && xp_get_le32(pr + XP_PR_NVP))
+		vl = values_of(F, xp_get_le32(pr + XP_PR_FVP));
+	switch (t) {
+	case XP_T_STATS:
+		xp_merge_put_stats(o, F->kinds[p], F->max[p], F->sum[p]);
+		break;
+	case XP_T_COUNTERS:
+		first = xp_get_le32(pr + XP_PR_FCNT);
+		n = xp_get_le32(pr + XP_PR_NCNT);
+		for (uint32_t k = 0; k < n; k++) {
+			unsigned char *r = orec(o, XP_RS_COUNTER);
+			xp_put_le32(r + XP_CN_ID, k + 1);
+			xp_put_le64(r + XP_CN_VALUE, F->t->dcnt[first + k]);
+		}
+		break;
+	case XP_T_VPS:
+		for (uint32_t k = 0; vl && k < vl->nvr; k++) {
+			unsigned char *r = orec(o, XP_RS_VP);
+			xp_put_le32(r + XP_VP_EXPR, vl->vr[k].expr);
+			xp_put_le32(r + XP_VP_TYPE, vl->vr[k].type);
+		}
+		break;
+	case XP_T_VPVALS:
+		for (uint32_t k = 0; vl && k < vl->nvr; k++)
+			xp_merge_put_vpvals(o, NULL, &vl->vr[k], nvpv);
+		break;
+	case XP_T_BLOCKS:
+		xp_merge_out_copy(o, xp_rec(fb, t, xp_get_le32(pr + XP_PR_FBLK)),
+		                  (size_t)xp_get_le32(pr + XP_PR_NBLK) * XP_RS_BLOCK,
+		                  XP_RS_BLOCK);
+		break;
+	case XP_T_EDGES:
+		xp_merge_out_copy(o, xp_rec(fb, t, xp_get_le32(pr + XP_PR_FEDGE)),
+		                  (size_t)xp_get_le32(pr + XP_PR_NEDGE) * XP_RS_EDGE,
+		                  XP_RS_EDGE);
+		break;
+	case XP_T_TUPLES:
+		put_tuples(o, F, pr, p, prev);
+		break;
+	default:
+		break;
+	}
+}
+
 /* A table of the object file sections: each object file's record, or
  * the records of its procedures. */
 static void put_objfile_table(recout *o, flat *F, xp_table t)
@@ -545,9 +604,9 @@ static void put_objfile_table(recout *o, flat *F, xp_table t)
 	const xp_fb *fb = F->fb;
 	cursor c = {{0}};
 	for (uint32_t i = 0, pk = 0; i < F->nof; i++) {
-		xp_objfile io;
 		uint32_t of = get32(fb, XP_T_IDX_OBJFILES, i, 0), prev = NONE;
-		xp_fb_objfile(fb, of, &io);
+		uint32_t np = get32(fb, XP_T_OBJFILES, of, XP_OF_NPROC);
+		uint32_t nvpv = get32(fb, XP_T_OBJFILES, of, XP_OF_NVPV);
 		unsigned okinds = F->kinds[F->npr + of];
 		if (t == XP_T_OBJFILES) {
 			unsigned char *r = orec(o, XP_RS_OBJFILE);
@@ -555,61 +614,18 @@ static void put_objfile_table(recout *o, flat *F, xp_table t)
 			xp_put_le32(r + XP_OF_FSTAT, c.n[XP_T_STATS]);
 			xp_put_le32(r + XP_OF_NSTAT, nstats(okinds));
 			xp_put_le32(r + XP_OF_FPROC, pk);
-			xp_put_le32(r + XP_OF_NPROC, io.n_procs);
+			xp_put_le32(r + XP_OF_NPROC, np);
 		} else if (t == XP_T_STATS) {
 			xp_merge_put_stats(o, okinds, F->max[F->npr + of],
 			                   F->sum[F->npr + of]);
 		}
 		c.n[XP_T_STATS] += nstats(okinds);
-		for (uint32_t end = pk + io.n_procs; pk < end; pk++) {
+		for (uint32_t end = pk + np; pk < end; pk++) {
 			uint32_t p = F->procs[pk];
-			xp_proc ip;
-			xp_fb_proc(fb, p, &ip);
-			const vplist *vl = ip.n_vps ? values_of(F, &ip) : NULL;
-			uint32_t nvr = vl ? vl->nvr : 0;
-			switch (t) {
-			case XP_T_PROCS:
-				put_proc(o, F, &ip, p, i, nvr, io.n_values_per_vp, &c);
-				break;
-			case XP_T_STATS:
-				xp_merge_put_stats(o, F->kinds[p], F->max[p], F->sum[p]);
-				break;
-			case XP_T_COUNTERS:
-				for (uint32_t k = 0; k < ip.n_counters; k++) {
-					unsigned char *r = orec(o, XP_RS_COUNTER);
-					xp_put_le32(r + XP_CN_ID, k + 1);
-					xp_put_le64(r + XP_CN_VALUE,
-					            F->t->dcnt[ip.first_counter + k]);
-				}
-				break;
-			case XP_T_VPS:
-				for (uint32_t k = 0; k < nvr; k++) {
-					unsigned char *r = orec(o, XP_RS_VP);
-					xp_put_le32(r + XP_VP_EXPR, vl->vr[k].expr);
-					xp_put_le32(r + XP_VP_TYPE, vl->vr[k].type);
-				}
-				break;
-			case XP_T_VPVALS:
-				for (uint32_t k = 0; k < nvr; k++)
-					xp_merge_put_vpvals(o, NULL, &vl->vr[k],
-					                    io.n_values_per_vp);
-				break;
-			case XP_T_BLOCKS:
-				xp_merge_out_copy(o, xp_rec(fb, XP_T_BLOCKS, ip.first_block),
-				                  (size_t)ip.n_blocks * XP_RS_BLOCK,
-				                  XP_RS_BLOCK);
-				break;
-			case XP_T_EDGES:
-				xp_merge_out_copy(o, xp_rec(fb, XP_T_EDGES, ip.first_edge),
-				                  (size_t)ip.n_edges * XP_RS_EDGE,
-				                  XP_RS_EDGE);
-				break;
-			case XP_T_TUPLES:
-				put_tuples(o, F, &ip, p, &prev);
-				break;
-			default:
-				break;
-			}
+			if (t == XP_T_PROCS)
+				put_proc(o, F, p, i, nvpv, &c);
+			else if (t != XP_T_OBJFILES)
+				put_proc_recs(o, F, t, p, nvpv, &prev);
 			c.n[XP_T_STATS] += nstats(F->kinds[p]);
 		}
 	}
@@ -808,9 +824,23 @@ static xp_err plan_flat(flat *F, int *ok, xp_diags *d)
 		m->saturated = saturated;
 		goto out;
 	}
+	/* From here on the merger only writes its result: what went into
+	 * the value profiles goes, and so do the template's counts, once
+	 * taken, which the result does not read. */
 	m->failed = 1;
+	xp_fb_let_go(F->fb, XP_T_VPVALS);
+	for (uint32_t k = 0; k < F->t->ntv; k++) {
+		xp_merge_proc_free(F->t->tv[k].other);
+		free(F->t->tv[k].other);
+		F->t->tv[k].other = NULL;
+	}
+	free(F->t->vvals);
+	F->t->vvals = NULL;
+	F->t->vvcap = 0;
 	if ((err = plan_counts(F, &nsat)))
 		goto out;
+	xp_fb_let_go(F->fb, XP_T_STATS);
+	xp_fb_let_go(F->fb, XP_T_COUNTERS);
 	plan_sizes(F);
 	if (m->saturated)
 		xp_merge_saturation(m, nsat, d);

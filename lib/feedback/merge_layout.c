@@ -103,9 +103,9 @@ static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
 	return XP_E_OK;
 }
 
-xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, const tvproc *v,
-                          const unsigned char *vals, const uint32_t *smap,
-                          aproc *acc)
+xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
+                          uint32_t n, uint32_t nvpv, const unsigned char *vals,
+                          const uint32_t *smap, aproc *acc)
 {
 	xp_fb in = *t->fb;
 	in.image = NULL;
@@ -114,9 +114,23 @@ xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, const tvproc *v,
 	in.tab[XP_T_VPVALS] = vals;
 	xp_proc ip;
 	memset(&ip, 0, sizeof ip);
-	ip.first_vp = v->first_vp;
-	ip.n_vps = v->n_vps;
-	return xp_merge_add_vps(m, acc, &in, smap, &ip, v->nvpv);
+	ip.first_vp = vp;
+	ip.n_vps = n;
+	return xp_merge_add_vps(m, acc, &in, smap, &ip, nvpv);
+}
+
+xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
+                          const uint32_t *smap, aproc *acc)
+{
+	xp_err err = XP_E_OK;
+	for (uint32_t j = 0; j < v->n_vps && !err; j++) {
+		size_t off = ((size_t)v->first_vpval + (size_t)j * v->nvpv) *
+		             XP_RS_VPVAL;
+		if (t->vheld[v->first_vp + j])
+			err = xp_merge_tmpl_vals(m, t, v->first_vp + j, 1, v->nvpv,
+			                         t->vvals + off, smap, acc);
+	}
+	return err;
 }
 
 /* Adds template t's delta where its counts went. */
@@ -144,10 +158,9 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		tvproc *v = &t->tv[k];
 		aproc *p = &m->pr[v->pi];
-		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
-		if (!err && v->held)
-			err = xp_merge_tmpl_vals(m, t, v, t->vvals + off, t->smap, p);
-		v->held = 0;
+		if (!err)
+			err = xp_merge_held_vals(m, t, v, t->smap, p);
+		memset(t->vheld + v->first_vp, 0, v->n_vps);
 		if (!err && v->other) {
 			xp_merge_vps_remap(v->other, t->smap);
 			err = xp_merge_combine_vps(m, p, v->other);
@@ -159,7 +172,8 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 	return err;
 }
 
-/* Room in t for the delta of inputs of in's shape. */
+/* Room in t for the delta of inputs of in's shape (a new template
+ * clears vheld). */
 static xp_err delta_room(tmpl *t, const xp_fb *in)
 {
 	xp_err err;
@@ -167,7 +181,8 @@ static xp_err delta_room(tmpl *t, const xp_fb *in)
 		return XP_E_LIMIT;
 	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
 	if ((err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
-	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)))
+	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
+	    (err = GROW(t->vheld, t->vheldcap, in->n[XP_T_VPS] + 1)))
 		return err;
 	if (vv > t->vvcap) {
 		unsigned char *p = realloc(t->vvals, vv);
@@ -219,7 +234,8 @@ void xp_merge_template_free(tmpl *t)
 {
 	close_template(t);
 	xp_buf_free(&t->lost);
-	XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref, t->vvals);
+	XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref, t->vvals,
+	        t->vheld);
 }
 
 /*
@@ -247,7 +263,6 @@ static xp_err add_lazy(xp_merger *m, tmpl *t, xp_diags *d)
 		memcpy(t->smap, m->smap, (size_t)t->fb->nstr * sizeof *t->smap);
 	for (uint32_t k = 0; k < n; k++) {
 		if (!err) {
-			t->tv[k].held = lazy[k].held;
 			t->tv[k].other = lazy[k].other;
 		} else {
 			xp_merge_proc_free(lazy[k].other);
@@ -291,30 +306,39 @@ xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d)
 
 /*
  * Adds the value profiles of template t's procedure v from the input's
- * records vals: to the delta when their values are t's, else to the
- * delta's lists of other values.
+ * records vals: to the delta's counts of a record whose values are t's,
+ * else to the delta's lists of other values.
  */
 static xp_err like_vals(xp_merger *m, tmpl *t, tvproc *v,
                         const unsigned char *vals)
 {
-	uint32_t nv = v->n_vps * v->nvpv;
-	size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
-	const unsigned char *b = t->fb->tab[XP_T_VPVALS] + off;
-	if (!xp_same_but_u64(vals, b, nv, XP_RS_VPVAL, XP_VV_COUNT)) {
-		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
-			return XP_E_NOMEM;
-		return xp_merge_tmpl_vals(m, t, v, vals, NULL, v->other);
+	size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
+	const unsigned char *b = t->fb->tab[XP_T_VPVALS] +
+	                         (size_t)v->first_vpval * XP_RS_VPVAL;
+	unsigned char *r = t->vvals + (size_t)v->first_vpval * XP_RS_VPVAL;
+	for (uint32_t j = 0; j < v->n_vps; j++, vals += rs, b += rs, r += rs) {
+		unsigned char *held = &t->vheld[v->first_vp + j];
+		if (!xp_same_but_u64(vals, b, v->nvpv, XP_RS_VPVAL, XP_VV_COUNT)) {
+			if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
+				return XP_E_NOMEM;
+			xp_err err = xp_merge_tmpl_vals(m, t, v->first_vp + j, 1,
+			                                v->nvpv, vals, NULL, v->other);
+			if (err)
+				return err;
+			continue;
+		}
+		if (!*held)
+			memcpy(r, vals, rs);
+		for (uint32_t i = 0; i < v->nvpv; i++) {
+			unsigned char *c = r + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT;
+			uint64_t a = *held ? xp_get_le64(c) : 0;
+			add_value(m, &a, xp_get_le64(vals + (size_t)i * XP_RS_VPVAL +
+			                             XP_VV_COUNT),
+			          !*held);
+			xp_put_le64(c, a);
+		}
+		*held = 1;
 	}
-	if (!v->held)
-		memcpy(t->vvals + off, vals, (size_t)nv * XP_RS_VPVAL);
-	unsigned char *r = t->vvals + off;
-	const unsigned char *q = vals;
-	for (uint32_t i = 0; i < nv; i++, r += XP_RS_VPVAL, q += XP_RS_VPVAL) {
-		uint64_t c = v->held ? xp_get_le64(r + XP_VV_COUNT) : 0;
-		add_value(m, &c, xp_get_le64(q + XP_VV_COUNT), !v->held);
-		xp_put_le64(r + XP_VV_COUNT, c);
-	}
-	v->held = 1;
 	return XP_E_OK;
 }
 
@@ -386,7 +410,8 @@ static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
 	xp_err err = flush_all(m, d);
 	if (!err && rec) {
 		close_template(rec);
-		err = note_room(rec, in);
+		if (!(err = note_room(rec, in)))
+			memset(rec->vheld, 0, in->n[XP_T_VPS]);
 	}
 	if (!err) {
 		m->rec = rec;
@@ -429,6 +454,7 @@ static int make_lazy(xp_merger *m, tmpl *t, xp_fb *in, double weight,
 		err = err ? err : XP_E_NOMEM;
 		goto fail;
 	}
+	memset(t->vheld, 0, in->n[XP_T_VPS]);
 	for (uint32_t o = 0; o < in->n[XP_T_OBJFILES]; o++) {
 		xp_objfile io;
 		xp_fb_objfile(in, o, &io);
@@ -441,7 +467,7 @@ static int make_lazy(xp_merger *m, tmpl *t, xp_fb *in, double weight,
 				goto fail;
 			t->tv[t->ntv++] = (tvproc){NONE, ip.first_vp, ip.n_vps,
 			                           ip.first_vpval,
-			                           io.n_values_per_vp, 0, NULL};
+			                           io.n_values_per_vp, NULL};
 		}
 	}
 	t->fb = in;
