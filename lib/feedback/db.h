@@ -97,6 +97,11 @@ xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
 int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
                      unsigned nlike, uint32_t *crc);
 
+/* Whether databases a and b, both opened by the reader, are of one
+ * layout: the same bytes but for the checksum, the values of STATS,
+ * COUNTERS and BLOCKREFS and anything of VPVALS. */
+int xp_db_same_layout(const xp_fb *a, const xp_fb *b);
+
 /* Table t of fb, a database mapped by the reader, is not needed for a
  * while: its pages leave the memory of the process (to be read again
  * from the file when touched).  Nothing for a profile not mapped. */

@@ -979,6 +979,8 @@ typedef struct {
 	const xp_fb *like;
 	unsigned char *types;  /* per record: its type, once needed */
 	int proc_values;       /* a VP_PROC value differs from like's */
+	int checked;           /* the file passed every check too: its
+	                          checksum and VPVALS need no look */
 } vvstate;
 
 /*
@@ -1133,14 +1135,16 @@ static const unsigned char *get_bytes(const bytes_of *f, uint64_t from,
  * Bytes [from, to) of the file being read, at a, a record boundary of
  * table t (XP_T_COUNT_: bytes outside the tables whose values may
  * differ) away from the start of t at offset toff, are added to *crc
- * and compared with like's image: equal, or as same_shape() allows.
+ * (unless the file was checked) and compared with like's image: equal,
+ * or as same_shape() allows.
  */
 static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
                 uint64_t to, unsigned t, uint64_t toff, uint32_t *crc,
                 vvstate *vs)
 {
 	const unsigned char *b = like->image + from;
-	*crc = xp_crc32c(*crc, a, (size_t)(to - from));
+	if (!vs->checked)
+		*crc = xp_crc32c(*crc, a, (size_t)(to - from));
 	if (t == XP_T_COUNT_)
 		return memcmp(a, b, (size_t)(to - from)) == 0;
 	size_t rs = xp_tabdescs[t].size;
@@ -1152,7 +1156,8 @@ static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
 		add_counts(r->fb, a, n);
 		return xp_same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
 	case XP_T_VPVALS:
-		return same_vpvals(a, b, n, (uint32_t)((from - toff) / rs), vs);
+		return vs->checked ||
+		       same_vpvals(a, b, n, (uint32_t)((from - toff) / rs), vs);
 	default:
 		return xp_same_but_u64(a, b, n, XP_RS_BLOCKREF, XP_BR_COUNT);
 	}
@@ -1170,10 +1175,12 @@ static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
  * one pass over the file.  r, when not NULL, reads the whole file (laid
  * out as like): without it, a file whose VP_PROC values differ from
  * like's, which proc_strings_used() would need to read whole, is not
- * found to have like's shape.
+ * found to have like's shape.  checked: the file passed every check
+ * too, and only its layout is compared (not its checksum, nor anything
+ * of VPVALS).
  */
 static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
-                      uint64_t len)
+                      uint64_t len, int checked)
 {
 	static const unsigned char zero4[4];
 	const unsigned char *b = like->image;
@@ -1187,7 +1194,7 @@ static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
 	crc = xp_crc32c(crc, zero4, 4);
 	crc = xp_crc32c(crc, a + XP_DBH_CRC + 4, XP_DB_DIR_END - XP_DBH_CRC - 4);
 	uint64_t pos = XP_DB_DIR_END;
-	vvstate vs = {like, NULL, 0};
+	vvstate vs = {like, NULL, 0, checked};
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
 		uint64_t off = xp_get_le64(b + dirfield(e, XP_DBE_OFFSET));
 		uint64_t end = off + xp_db_entry_recsize(e) *
@@ -1214,7 +1221,7 @@ static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
 		if (pos != end)
 			break;
 	}
-	int same = pos == len && crc == want;
+	int same = pos == len && (checked || crc == want);
 	if (same && vs.proc_values)
 		same = proc_strings_used(r, like, vs.types);
 	free(vs.types);
@@ -1235,7 +1242,7 @@ int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
 		           XP_DB_DIR_END - XP_DBH_CRC - 4) != 0)
 			continue;
 		*crc = xp_get_le32(head + XP_DBH_CRC);
-		return same_shape(NULL, lk, &f, len) ? (int)k + 1 : 0;
+		return same_shape(NULL, lk, &f, len, 0) ? (int)k + 1 : 0;
 	}
 	return 0;
 }
@@ -1295,7 +1302,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 		if (!fb)
 			return XP_E_NOMEM;
 		bytes_of f = {r.base, NULL};
-		if (same_shape(&r, lk, &f, r.len)) {
+		if (same_shape(&r, lk, &f, r.len, 0)) {
 			*same = (int)k + 1;
 			fb->like = lk;
 			fb->sum_known = 1;
@@ -1388,6 +1395,13 @@ xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *const *like,
 	(*out)->map = map;
 	(*out)->maplen = len;
 	return XP_E_OK;
+}
+
+int xp_db_same_layout(const xp_fb *a, const xp_fb *b)
+{
+	bytes_of f = {a->image, NULL};
+	return a->image && b->image && a->image_len == b->image_len &&
+	       same_shape(NULL, b, &f, a->image_len, 1);
 }
 
 void xp_fb_let_go(const xp_fb *fb, xp_table t)

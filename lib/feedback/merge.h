@@ -613,6 +613,11 @@ void xp_merge_template_free(tmpl *t);
 xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
                           uint32_t n, uint32_t nvpv, const unsigned char *vals,
                           const uint32_t *smap, aproc *acc);
+/* xp_merger_absorb() of merger f holding only a lazy template, of the
+ * layout of the one m holds alone (merge_layout.c): 1 when done (or
+ * *err), 0 when the accumulators must meet. */
+int xp_merge_absorb_flat(xp_merger *m, xp_merger *f, xp_diags *d,
+                         xp_err *err);
 /* The same for the values that t's delta holds (vvals) of v's records. */
 xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
                           const uint32_t *smap, aproc *acc);

@@ -371,6 +371,9 @@ xp_err xp_merger_absorb(xp_merger *m, xp_merger *f, xp_diags *d)
 		                    "the merge failed earlier");
 	if (f->count == 0)
 		return XP_E_OK;
+	/* Inputs of one layout: their templates' deltas meet. */
+	if (xp_merge_absorb_flat(m, f, d, &err))
+		return err;
 	/* The counts that wait in templates go where they belong first. */
 	if ((err = xp_merge_drop_templates(m, NULL, d)) ||
 	    (err = xp_merge_drop_templates(f, NULL, d)))

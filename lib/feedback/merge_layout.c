@@ -305,40 +305,36 @@ xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d)
 }
 
 /*
- * Adds the value profiles of template t's procedure v from the input's
- * records vals: to the delta's counts of a record whose values are t's,
- * else to the delta's lists of other values.
+ * Adds the values of VPS record j of template t's procedure v, records
+ * vals (weighted already when the merger's weight is 1): to the delta's
+ * counts when they are t's values, else to the delta's lists of other
+ * values.
  */
-static xp_err like_vals(xp_merger *m, tmpl *t, tvproc *v,
-                        const unsigned char *vals)
+static xp_err like_record(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
+                          const unsigned char *vals)
 {
-	size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
-	const unsigned char *b = t->fb->tab[XP_T_VPVALS] +
-	                         (size_t)v->first_vpval * XP_RS_VPVAL;
-	unsigned char *r = t->vvals + (size_t)v->first_vpval * XP_RS_VPVAL;
-	for (uint32_t j = 0; j < v->n_vps; j++, vals += rs, b += rs, r += rs) {
-		unsigned char *held = &t->vheld[v->first_vp + j];
-		if (!xp_same_but_u64(vals, b, v->nvpv, XP_RS_VPVAL, XP_VV_COUNT)) {
-			if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
-				return XP_E_NOMEM;
-			xp_err err = xp_merge_tmpl_vals(m, t, v->first_vp + j, 1,
-			                                v->nvpv, vals, NULL, v->other);
-			if (err)
-				return err;
-			continue;
-		}
-		if (!*held)
-			memcpy(r, vals, rs);
-		for (uint32_t i = 0; i < v->nvpv; i++) {
-			unsigned char *c = r + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT;
-			uint64_t a = *held ? xp_get_le64(c) : 0;
-			add_value(m, &a, xp_get_le64(vals + (size_t)i * XP_RS_VPVAL +
-			                             XP_VV_COUNT),
-			          !*held);
-			xp_put_le64(c, a);
-		}
-		*held = 1;
+	size_t off = ((size_t)v->first_vpval + (size_t)j * v->nvpv) *
+	             XP_RS_VPVAL;
+	const unsigned char *b = t->fb->tab[XP_T_VPVALS] + off;
+	unsigned char *r = t->vvals + off;
+	unsigned char *held = &t->vheld[v->first_vp + j];
+	if (!xp_same_but_u64(vals, b, v->nvpv, XP_RS_VPVAL, XP_VV_COUNT)) {
+		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
+			return XP_E_NOMEM;
+		return xp_merge_tmpl_vals(m, t, v->first_vp + j, 1, v->nvpv, vals,
+		                          NULL, v->other);
 	}
+	if (!*held)
+		memcpy(r, vals, (size_t)v->nvpv * XP_RS_VPVAL);
+	for (uint32_t i = 0; i < v->nvpv; i++) {
+		unsigned char *c = r + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT;
+		uint64_t a = *held ? xp_get_le64(c) : 0;
+		add_value(m, &a,
+		          xp_get_le64(vals + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT),
+		          !*held);
+		xp_put_le64(c, a);
+	}
+	*held = 1;
 	return XP_E_OK;
 }
 
@@ -371,8 +367,10 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 		                              v->n_vps * v->nvpv);
 		if (!a)
 			return XP_E_IO;
-		if ((err = like_vals(m, t, v, a)))
-			return err;
+		size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
+		for (uint32_t j = 0; j < v->n_vps; j++)
+			if ((err = like_record(m, t, v, j, a + j * rs)))
+				return err;
 	}
 	for (size_t at = 0; at < t->lost.len;) {
 		const char *msg = (const char *)t->lost.p + at;
@@ -382,6 +380,85 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 	t->dn++;
 	m->count++;
 	return XP_E_OK;
+}
+
+/* The one template of m, when it holds nothing else (it is lazy). */
+static tmpl *only_template(xp_merger *m)
+{
+	tmpl *t = NULL;
+	for (unsigned k = 0; k < NTMPL; k++) {
+		if (!m->tp[k].fb)
+			continue;
+		if (t || !m->tp[k].lazy)
+			return NULL;
+		t = &m->tp[k];
+	}
+	return t;
+}
+
+/* Combines the final counts acc of another merger's delta into t's. */
+static void fold_counts(xp_merger *m, uint64_t *to, const uint64_t *acc,
+                        uint32_t n)
+{
+	if (m->o.mode == XP_MERGE_SUM)
+		for (uint32_t i = 0; i < n; i++)
+			add_plain(m, &to[i], acc[i]);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			combine(m, &to[i], acc[i], 0, 0);
+}
+
+/*
+ * Another merger f holding only a lazy template of the layout of m's,
+ * absorbed: its template added to m's delta as an input of its shape,
+ * then its delta to m's.
+ */
+static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
+                          xp_diags *d)
+{
+	uint64_t count = m->count;
+	source s = {ft->fb, NULL, t->fb};
+	xp_err err = add_like(m, t, &s, ft->weight, ft->name, d, NULL);
+	if (err || ft->dn == 0)
+		goto out;
+	xp_merge_set_weight(m, 1);
+	fold_counts(m, t->dcnt, ft->dcnt, t->fb->n[XP_T_COUNTERS]);
+	fold_counts(m, t->dref, ft->dref, t->fb->n[XP_T_BLOCKREFS]);
+	for (uint32_t k = 0; k < t->ntv && !err; k++) {
+		tvproc *v = &t->tv[k];
+		size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
+		const unsigned char *vals = ft->vvals +
+		                            (size_t)v->first_vpval * XP_RS_VPVAL;
+		for (uint32_t j = 0; j < v->n_vps && !err; j++)
+			if (ft->vheld[v->first_vp + j])
+				err = like_record(m, t, v, j, vals + j * rs);
+		aproc *o = ft->tv[k].other;
+		if (!err && o && !v->other && !(v->other = calloc(1, sizeof *o)))
+			err = XP_E_NOMEM;
+		if (!err && o)
+			err = xp_merge_combine_vps(m, v->other, o);
+	}
+	t->dn += ft->dn;
+out:
+	m->count = count + f->count;
+	m->saturated += f->saturated;
+	return err;
+}
+
+int xp_merge_absorb_flat(xp_merger *m, xp_merger *f, xp_diags *d,
+                         xp_err *err)
+{
+	tmpl *t = only_template(m), *ft = only_template(f);
+	*err = XP_E_OK;
+	if (!t || !ft || m->failed || f->failed ||
+	    !xp_db_same_layout(ft->fb, t->fb))
+		return 0;
+	*err = absorb_like(m, t, f, ft, d);
+	if (*err)
+		m->failed = 1;
+	/* f gave up what it had to m: it is only to be freed. */
+	f->failed = 1;
+	return 1;
 }
 
 /* The slot for a new template: a free one, else the least recently used. */
