@@ -14,6 +14,13 @@
  * operator is linear, so the register's four bytes can be advanced
  * separately and the results combined).  The hardware path computes three
  * blocks as independent streams and joins them with it.
+ *
+ * Last, the constants of the carry-less multiplication path, which folds
+ * a 16-byte block of the message onto the block D bytes later: the
+ * block's halves times x^(8D + 63) and x^(8D - 1) modulo the polynomial
+ * (the first half holds the higher powers), each in the high 32 bits of
+ * a u64, reflected as the register is, for D = 16, 32, 48, 64, 128, 192
+ * and 256.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +72,25 @@ int main(void)
 			       (unsigned long)sh[k][i],
 			       i % 6 == 5 || i == 255 ? "\n" : "");
 		printf("\t},\n");
+	}
+	printf("};\n");
+
+	/* x^n modulo the polynomial, reflected: bit 31 holds x^0. */
+	static const unsigned dist[] = {16, 32, 48, 64, 128, 192, 256};
+	printf("\n/* Folding constants for 16, 32, 48, 64, 128, 192 and 256 "
+	       "bytes. */\n"
+	       "static const uint64_t xp_crc32c_fold[7][2] = {\n");
+	for (int k = 0; k < 7; k++) {
+		uint64_t c[2];
+		for (int h = 0; h < 2; h++) {
+			unsigned n = 8 * dist[k] + (h == 0 ? 63 : 0) - (h == 1);
+			uint32_t p = (uint32_t)1 << 31;
+			while (n--)
+				p = (p & 1) ? (p >> 1) ^ 0x82f63b78u : p >> 1;
+			c[h] = (uint64_t)p << 32;
+		}
+		printf("\t{0x%016llxull, 0x%016llxull},\n",
+		       (unsigned long long)c[0], (unsigned long long)c[1]);
 	}
 	printf("};\n");
 	return ferror(stdout) ? 1 : 0;

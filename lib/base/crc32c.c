@@ -9,8 +9,10 @@
  * build-aux/gencrc.c and are const, so the library keeps no mutable state.
  *
  * On x86-64 processors with SSE4.2 the crc32 instruction computes the
- * same function several times faster still; it is chosen at run time,
- * so the library runs on any x86-64 processor.  Both paths give the same
+ * same function several times faster still, and on those with AVX-512
+ * carry-less multiplication (VPCLMULQDQ) folding the message 256 bytes
+ * at a time is twice as fast again; the path is chosen at run time, so
+ * the library runs on any x86-64 processor.  Every path gives the same
  * result (the unit tests compare them through xp_crc32c on every size).
  */
 #include "base/internal.h"
@@ -18,7 +20,7 @@
 #include "crc32c_table.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <nmmintrin.h>
+#include <immintrin.h>
 #define XP_CRC_HW 1
 
 /* The register advanced over XP_CRC32C_SHIFT_BLOCK zero bytes. */
@@ -62,6 +64,77 @@ static uint32_t crc_hw(uint32_t c, const unsigned char *s, size_t n)
 		c = _mm_crc32_u8(c, *s++);
 	return c;
 }
+
+#define FOLD_TARGET "avx512f,vpclmulqdq,pclmul,sse4.2"
+
+/* The folding constants of k as a 128-bit register, and in every lane
+ * of a 512-bit one. */
+__attribute__((target(FOLD_TARGET)))
+static inline __m128i fold_k(int k)
+{
+	return _mm_set_epi64x((long long)xp_crc32c_fold[k][1],
+	                      (long long)xp_crc32c_fold[k][0]);
+}
+
+/*
+ * Blocks x (each of 16 bytes) folded onto the blocks y lying the
+ * distance of k further: the first half of each times the first
+ * constant, the second half times the second, both added to y.
+ */
+__attribute__((target(FOLD_TARGET)))
+static inline __m512i fold512(__m512i x, __m512i k, __m512i y)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+	                                 _mm512_clmulepi64_epi128(x, k, 0x11), y,
+	                                 0x96);
+}
+
+__attribute__((target(FOLD_TARGET)))
+static inline __m128i fold128(__m128i x, __m128i k, __m128i y)
+{
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+	                                   _mm_clmulepi64_si128(x, k, 0x11)),
+	                     y);
+}
+
+/*
+ * The register c advanced over n >= 256 bytes by folding (Intel's "Fast
+ * CRC computation for generic polynomials using PCLMULQDQ"): the
+ * register goes into the message's first bytes, four 64-byte lanes fold
+ * 256 bytes at a time, then onto each other and down to one 16-byte
+ * block, whose CRC from a zero register (crc32) is the message's.
+ */
+__attribute__((target(FOLD_TARGET)))
+static uint32_t crc_fold(uint32_t c, const unsigned char *s, size_t n)
+{
+	__m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64);
+	__m512i x2 = _mm512_loadu_si512(s + 128), x3 = _mm512_loadu_si512(s + 192);
+	x0 = _mm512_xor_si512(x0, _mm512_castsi128_si512(_mm_cvtsi32_si128((int)c)));
+	s += 256;
+	n -= 256;
+	const __m512i k256 = _mm512_broadcast_i32x4(fold_k(6));
+	for (; n >= 256; s += 256, n -= 256) {
+		x0 = fold512(x0, k256, _mm512_loadu_si512(s));
+		x1 = fold512(x1, k256, _mm512_loadu_si512(s + 64));
+		x2 = fold512(x2, k256, _mm512_loadu_si512(s + 128));
+		x3 = fold512(x3, k256, _mm512_loadu_si512(s + 192));
+	}
+	const __m512i k64 = _mm512_broadcast_i32x4(fold_k(3));
+	__m512i x = fold512(x0, _mm512_broadcast_i32x4(fold_k(5)), x3);
+	x = fold512(x1, _mm512_broadcast_i32x4(fold_k(4)), x);
+	x = fold512(x2, k64, x);
+	for (; n >= 64; s += 64, n -= 64)
+		x = fold512(x, k64, _mm512_loadu_si512(s));
+	__m128i a = fold128(_mm512_extracti32x4_epi32(x, 0), fold_k(2),
+	                    _mm512_extracti32x4_epi32(x, 3));
+	a = fold128(_mm512_extracti32x4_epi32(x, 1), fold_k(1), a);
+	a = fold128(_mm512_extracti32x4_epi32(x, 2), fold_k(0), a);
+	for (; n >= 16; s += 16, n -= 16)
+		a = fold128(a, fold_k(0), _mm_loadu_si128((const __m128i *)(const void *)s));
+	uint64_t r = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(a));
+	r = _mm_crc32_u64(r, (uint64_t)_mm_extract_epi64(a, 1));
+	return crc_hw((uint32_t)r, s, n);
+}
 #endif
 
 uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n)
@@ -71,6 +144,9 @@ uint32_t xp_crc32c(uint32_t crc, const void *p, size_t n)
 
 #ifdef XP_CRC_HW
 	/* Short inputs are not worth the feature test. */
+	if (n >= 256 && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("vpclmulqdq"))
+		return ~crc_fold(c, s, n);
 	if (n >= 64 && __builtin_cpu_supports("sse4.2"))
 		return ~crc_hw(c, s, n);
 #endif

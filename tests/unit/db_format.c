@@ -167,6 +167,18 @@ static void test_crc32c(void)
 		CHECK_EQ(xp_crc32c(0, big, n), c);
 	}
 
+	/* From 256 bytes on the message may be folded 256, 64 and 16 bytes
+	 * at a time: every length up to well past those, from unaligned
+	 * starts and a non-zero register, agrees with the byte-at-a-time
+	 * result. */
+	for (size_t at = 0; at < 3; at++) {
+		uint32_t c = 0x12345678u;
+		for (size_t n = 0; n <= 1100 && at + n <= sizeof big; n++) {
+			CHECK_EQ(xp_crc32c(0x12345678u, big + at, n), c);
+			c = xp_crc32c(c, big + at + n, 1);
+		}
+	}
+
 	/* Inputs of three 8 KiB blocks and more are computed as three
 	 * interleaved streams: every length around those multiples must
 	 * agree with the byte-at-a-time result. */
