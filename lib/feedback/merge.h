@@ -578,11 +578,12 @@ xp_err xp_merge_check_add(const xp_merger *m, double weight,
                           const char *name, xp_diags *d);
 xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
                          const char *name, xp_diags *d);
-/* smap maps in's string ids to pool ids; NULL: the keys of VP_PROC
- * values stay in's string ids. */
-xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
-                        const uint32_t *smap, const xp_proc *ip,
-                        uint32_t nvpv);
+/* The values of n VPS records vps, nvpv each (vals, VPVALS records),
+ * into p's value lists; smap maps the profile's string ids to pool ids
+ * (NULL: the keys of VP_PROC values stay its string ids). */
+xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
+                        const unsigned char *vals, uint32_t n,
+                        uint32_t nvpv, const uint32_t *smap);
 /* The keys of p's VP_PROC values, string ids of a profile, as pool ids
  * (smap). */
 void xp_merge_vps_remap(aproc *p, const uint32_t *smap);

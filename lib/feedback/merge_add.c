@@ -278,11 +278,11 @@ void xp_merge_add_zeros(xp_merger *m, aproc *p)
 		p->cval[i] = 0;
 }
 
-/* A value's key; smap maps in's string ids to pool ids. */
-static uint64_t vp_key(const uint32_t *smap, const xp_fb *in, uint32_t i,
+/* The key of the value of VPVALS record r; smap maps the profile's
+ * string ids to pool ids. */
+static uint64_t vp_key(const uint32_t *smap, const unsigned char *r,
                        xp_vptype type, int *has, uint64_t *count)
 {
-	const unsigned char *r = xp_rec(in, XP_T_VPVALS, i);
 	*count = xp_get_le64(r + XP_VV_COUNT);
 	*has = (xp_get_le32(r + XP_VV_FLAGS) & XP_VVF_HAS_VALUE) != 0;
 	uint64_t v = xp_get_le64(r + XP_VV_VALUE);
@@ -307,29 +307,29 @@ void xp_merge_vps_remap(aproc *p, const uint32_t *smap)
 	}
 }
 
-xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
-                        const uint32_t *smap, const xp_proc *ip, uint32_t nvpv)
+xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
+                        const unsigned char *vals, uint32_t n,
+                        uint32_t nvpv, const uint32_t *smap)
 {
-	for (uint32_t k = 0; k < ip->n_vps; k++) {
-		xp_vp vp;
-		xp_fb_vp(in, ip->first_vp + k, &vp);
+	for (uint32_t k = 0; k < n; k++, vps += XP_RS_VP) {
+		uint32_t expr = xp_get_le32(vps + XP_VP_EXPR);
+		uint32_t type = xp_get_le32(vps + XP_VP_TYPE);
 		uint32_t j;
 		for (j = 0; j < p->nvr; j++)
-			if (p->vr[j].expr == vp.expr_id && p->vr[j].type == vp.type)
+			if (p->vr[j].expr == expr && p->vr[j].type == type)
 				break;
 		if (j == p->nvr) {
-			if (GROW_FROM(p->vr, p->vcap, p->nvr + 1, ip->n_vps))
+			if (GROW_FROM(p->vr, p->vcap, p->nvr + 1, n))
 				return XP_E_NOMEM;
-			p->vr[j] = (vrec){vp.expr_id, vp.type, 0, 0, NULL};
+			p->vr[j] = (vrec){expr, type, 0, 0, NULL};
 			p->nvr++;
 		}
 		vrec *r = &p->vr[j];
-		for (uint32_t q = 0; q < nvpv; q++) {
+		for (uint32_t q = 0; q < nvpv; q++, vals += XP_RS_VPVAL) {
 			int has;
 			uint64_t count;
-			uint64_t key = vp_key(smap, in,
-			                      ip->first_vpval + k * nvpv + q, vp.type,
-			                      &has, &count);
+			uint64_t key = vp_key(smap, vals, (xp_vptype)type, &has,
+			                      &count);
 			uint32_t e;
 			for (e = 0; e < r->nv; e++)
 				if (r->v[e].has == has && r->v[e].key == key)
@@ -346,6 +346,17 @@ xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const xp_fb *in,
 		}
 	}
 	return XP_E_OK;
+}
+
+/* The value profiles of an input's procedure ip into p. */
+static xp_err proc_vps(xp_merger *m, aproc *p, const xp_fb *in,
+                       const xp_proc *ip, uint32_t nvpv)
+{
+	if (ip->n_vps == 0)
+		return XP_E_OK;
+	return xp_merge_add_vps(m, p, xp_rec(in, XP_T_VPS, ip->first_vp),
+	                        xp_rec(in, XP_T_VPVALS, ip->first_vpval),
+	                        ip->n_vps, nvpv, m->smap);
 }
 
 /* ------------------------------------------------------------------ */
@@ -451,8 +462,7 @@ static xp_err add_unrun(xp_merger *m, aproc *p, const xp_fb *in,
 		if (ip->proc_id < p->proc_id)
 			p->proc_id = ip->proc_id;
 		p->seq = m->seq;
-		return xp_merge_add_vps(m, p, in, m->smap, ip,
-		                        io->n_values_per_vp);
+		return proc_vps(m, p, in, ip, io->n_values_per_vp);
 	}
 	/* The accumulated version had none: take this layout. */
 	uint32_t keep_id = p->proc_id < ip->proc_id ? p->proc_id
@@ -469,7 +479,7 @@ static xp_err add_unrun(xp_merger *m, aproc *p, const xp_fb *in,
 		xp_merge_add_zeros(m, p);
 	p->stats |= stats;
 	p->seq = m->seq;
-	return xp_merge_add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
+	return proc_vps(m, p, in, ip, io->n_values_per_vp);
 }
 
 /*
@@ -587,7 +597,7 @@ static xp_err add_proc(xp_merger *m, uint32_t ofi, const xp_fb *in,
 	if (add_counters(m, p, in, ip, first, 0) < 0)
 		return XP_E_NOMEM;
 	p->seq = m->seq;
-	return xp_merge_add_vps(m, p, in, m->smap, ip, io->n_values_per_vp);
+	return proc_vps(m, p, in, ip, io->n_values_per_vp);
 }
 
 /*

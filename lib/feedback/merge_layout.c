@@ -107,16 +107,8 @@ xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
                           uint32_t n, uint32_t nvpv, const unsigned char *vals,
                           const uint32_t *smap, aproc *acc)
 {
-	xp_fb in = *t->fb;
-	in.image = NULL;
-	in.map = NULL;
-	memset(in.owned, 0, sizeof in.owned);
-	in.tab[XP_T_VPVALS] = vals;
-	xp_proc ip;
-	memset(&ip, 0, sizeof ip);
-	ip.first_vp = vp;
-	ip.n_vps = n;
-	return xp_merge_add_vps(m, acc, &in, smap, &ip, nvpv);
+	return xp_merge_add_vps(m, acc, xp_rec(t->fb, XP_T_VPS, vp), vals, n,
+	                        nvpv, smap);
 }
 
 xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
