@@ -85,6 +85,18 @@ xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
                            int *same, xp_fb **out, xp_diags *d);
 
 /*
+ * What xp_db_check_like() hands over as it reads: records first .. first
+ * + n - 1 of table t (STATS, COUNTERS, VPVALS or BLOCKREFS, the tables
+ * whose values may differ from like's), once found to have like's
+ * shape, in file order.  The file may still turn out not to have it.
+ */
+typedef struct {
+	void (*fn)(void *ctx, const xp_fb *like, xp_table t, uint32_t first,
+	           const unsigned char *recs, uint32_t n);
+	void *ctx;
+} xp_db_take;
+
+/*
  * The check of xp_db_open_fd_like() without opening: whether the
  * database file of len bytes that w reads (from its start, through the
  * window's buffer, nothing mapped) has the shape of one of
@@ -92,10 +104,11 @@ xp_err xp_db_open_mem_like(const void *buf, size_t len, const char *name,
  * has; 0 when it has none of their shapes, when it cannot be read, or
  * when the comparison would need the whole file at once (VP_PROC values
  * other than like's): it is then to be opened, which says which.
- * *crc is set to the checksum its header gives.
+ * *crc is set to the checksum its header gives.  take, when not NULL,
+ * is given the records whose values may differ as they are read.
  */
 int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
-                     unsigned nlike, uint32_t *crc);
+                     unsigned nlike, uint32_t *crc, const xp_db_take *take);
 
 /* Whether databases a and b, both opened by the reader, are of one
  * layout: the same bytes but for the checksum, the values of STATS,

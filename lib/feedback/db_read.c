@@ -1177,10 +1177,11 @@ static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
  * like's, which proc_strings_used() would need to read whole, is not
  * found to have like's shape.  checked: the file passed every check
  * too, and only its layout is compared (not its checksum, nor anything
- * of VPVALS).
+ * of VPVALS).  take, when not NULL, is given the records of the tables
+ * whose values may differ as they are found to have like's shape.
  */
 static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
-                      uint64_t len, int checked)
+                      uint64_t len, int checked, const xp_db_take *take)
 {
 	static const unsigned char zero4[4];
 	const unsigned char *b = like->image;
@@ -1216,6 +1217,12 @@ static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
 			    !step(a, like, pos, to, t, off, &crc, &vs) ||
 			    (vs.proc_values && !r))
 				break;
+			if (take && t != XP_T_COUNT_)
+				take->fn(take->ctx, like, (xp_table)t,
+				         (uint32_t)((pos - off) /
+				                    xp_db_entry_recsize(e)),
+				         a, (uint32_t)((to - pos) /
+				                       xp_db_entry_recsize(e)));
 			pos = to;
 		}
 		if (pos != end)
@@ -1229,7 +1236,7 @@ static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
 }
 
 int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
-                     unsigned nlike, uint32_t *crc)
+                     unsigned nlike, uint32_t *crc, const xp_db_take *take)
 {
 	bytes_of f = {NULL, w};
 	const unsigned char *head = xp_win_get(w, 0, XP_DB_DIR_END);
@@ -1242,7 +1249,7 @@ int xp_db_check_like(xp_win *w, uint64_t len, const xp_fb *const *like,
 		           XP_DB_DIR_END - XP_DBH_CRC - 4) != 0)
 			continue;
 		*crc = xp_get_le32(head + XP_DBH_CRC);
-		return same_shape(NULL, lk, &f, len, 0) ? (int)k + 1 : 0;
+		return same_shape(NULL, lk, &f, len, 0, take) ? (int)k + 1 : 0;
 	}
 	return 0;
 }
@@ -1302,7 +1309,7 @@ static xp_err open_mem(const void *buf, size_t len, const char *name,
 		if (!fb)
 			return XP_E_NOMEM;
 		bytes_of f = {r.base, NULL};
-		if (same_shape(&r, lk, &f, r.len, 0)) {
+		if (same_shape(&r, lk, &f, r.len, 0, NULL)) {
 			*same = (int)k + 1;
 			fb->like = lk;
 			fb->sum_known = 1;
@@ -1401,7 +1408,7 @@ int xp_db_same_layout(const xp_fb *a, const xp_fb *b)
 {
 	bytes_of f = {a->image, NULL};
 	return a->image && b->image && a->image_len == b->image_len &&
-	       same_shape(NULL, b, &f, a->image_len, 1);
+	       same_shape(NULL, b, &f, a->image_len, 1, NULL);
 }
 
 void xp_fb_let_go(const xp_fb *fb, xp_table t)

@@ -82,15 +82,17 @@ static const unsigned char *recs(source *s, xp_table t, uint32_t first,
 	return xp_win_get(s->w, off, off + (uint64_t)n * rs);
 }
 
-/* Combines table t's counts (the u64 at vo) from s into acc, a window's
- * worth at a time; *sum, when not NULL, gets their saturating sum. */
+/* Combines table t's counts (the u64 at vo) from record from on, read
+ * from s, into acc, a window's worth at a time; their saturating sum is
+ * added to *sum when it is not NULL. */
 static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
-                            xp_table t, size_t vo, int first, uint64_t *sum)
+                            xp_table t, size_t vo, int first, uint64_t *sum,
+                            uint32_t from)
 {
 	size_t rs = xp_tabdescs[t].size;
 	uint32_t n = s->lay->n[t];
 	uint32_t step = s->fb ? n : (uint32_t)(s->w->cap / rs);
-	for (uint32_t i = 0; i < n;) {
+	for (uint32_t i = from; i < n;) {
 		uint32_t k = n - i < step ? n - i : step;
 		const unsigned char *r = recs(s, t, i, k);
 		if (!r)
@@ -331,27 +333,134 @@ static xp_err like_record(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
 }
 
 /*
+ * The counts of an input of a template's shape, taken as the reader
+ * checks it (xp_db_check_like): combined into the delta at once when
+ * that can be undone exactly should the input turn out not to have the
+ * shape (weight 1, and the delta empty or summed: a sum is taken out by
+ * subtraction, a sum that saturated by the count noted before it).
+ * What cannot be taken at once is read again once the input is found
+ * good.
+ */
+typedef struct {
+	uint32_t at;          /* the count's index, the table in bit 31 */
+	uint64_t old;
+} noted;
+
+typedef struct {
+	xp_merger *m;
+	tmpl *t;
+	int on;               /* counts are combined at once */
+	int first;            /* the delta was empty */
+	uint32_t done[2];     /* COUNTERS, BLOCKREFS records combined */
+	int stop[2];          /* no more of that table */
+	uint64_t sum;         /* saturating sum of the counters combined */
+	uint64_t check[2];    /* the sum, modulo 2^64, of the counts */
+	noted *sat;           /* the counts that saturated, as they were */
+	uint32_t nsat, satcap;
+} early;
+
+static void take_early(void *ctx, const xp_fb *like, xp_table t,
+                       uint32_t first, const unsigned char *recs, uint32_t n)
+{
+	early *e = ctx;
+	xp_merger *m = e->m;
+	if (!e->t) {
+		for (unsigned k = 0; k < NTMPL; k++)
+			if (m->tp[k].fb == like)
+				e->t = &m->tp[k];
+		e->first = e->t->dn == 0;
+		e->on = m->w_int && m->w == 1 &&
+		        (e->first || m->o.mode == XP_MERGE_SUM);
+	}
+	int k = t == XP_T_COUNTERS ? 0 : t == XP_T_BLOCKREFS ? 1 : -1;
+	if (!e->on || k < 0 || e->stop[k] || first != e->done[k])
+		return;
+	uint64_t *acc = (k ? e->t->dref : e->t->dcnt) + first;
+	size_t rs = k ? XP_RS_BLOCKREF : XP_RS_COUNTER;
+	const unsigned char *v = recs + (k ? XP_BR_COUNT : XP_CN_VALUE);
+	uint64_t check = 0, sum = 0;
+	uint32_t i;
+	for (i = 0; i < n; i++, v += rs) {
+		uint64_t c = xp_get_le64(v), a = e->first ? c : acc[i] + c;
+		if (a < c) {
+			/* Saturated: noted, to be put back if need be. */
+			if (GROW(e->sat, e->satcap, e->nsat + 1)) {
+				e->stop[k] = 1;
+				break;
+			}
+			e->sat[e->nsat++] = (noted){(uint32_t)k << 31 | (first + i),
+			                            acc[i]};
+			a = U64MAX;
+		}
+		acc[i] = a;
+		check += c;
+		sum = xp_sat_add(sum, c);
+	}
+	e->done[k] += i;
+	e->check[k] += check;
+	if (k == 0)
+		e->sum = xp_sat_add(e->sum, sum);
+}
+
+/*
+ * The input read by w did not have the shape after all: the counts
+ * combined at once are taken out again, read anew.  XP_E_IO when they
+ * cannot be (w->err), XP_E_INVAL when they are not the counts read before
+ * (the file changed meanwhile).
+ */
+static xp_err undo_early(early *e, xp_win *w)
+{
+	for (int k = 0; e->t && !e->first && k < 2; k++) {
+		xp_table t = k ? XP_T_BLOCKREFS : XP_T_COUNTERS;
+		size_t rs = xp_tabdescs[t].size, vo = k ? XP_BR_COUNT : XP_CN_VALUE;
+		uint64_t *acc = k ? e->t->dref : e->t->dcnt, check = 0;
+		source s = {NULL, w, e->t->fb};
+		uint32_t step = (uint32_t)(w->cap / rs);
+		for (uint32_t i = 0; i < e->done[k];) {
+			uint32_t n = e->done[k] - i < step ? e->done[k] - i : step;
+			const unsigned char *r = recs(&s, t, i, n);
+			if (!r)
+				return XP_E_IO;
+			for (uint32_t j = 0; j < n; j++, i++) {
+				uint64_t c = xp_get_le64(r + (size_t)j * rs + vo);
+				acc[i] -= c;
+				check += c;
+			}
+		}
+		if (check != e->check[k])
+			return XP_E_INVAL;
+	}
+	for (uint32_t q = 0; !e->first && q < e->nsat; q++) {
+		uint64_t *acc = e->sat[q].at >> 31 ? e->t->dref : e->t->dcnt;
+		acc[e->sat[q].at & 0x7fffffffu] = e->sat[q].old;
+	}
+	return XP_E_OK;
+}
+
+/*
  * Adds an input of template t's shape, read from s: its counts to t's
- * delta, and the warnings adding it in full would give.  tot, when not
- * NULL, gets its totals (xp_fb_totals).
+ * delta (but those e combined already), and the warnings adding it in
+ * full would give.  tot, when not NULL, gets its totals (xp_fb_totals).
  */
 static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
-                       const char *name, xp_diags *d, uint64_t *tot)
+                       const char *name, xp_diags *d, uint64_t *tot,
+                       const early *e)
 {
 	xp_err err;
 	int first = t->dn == 0;
 	const xp_fb *lay = t->fb;
+	uint32_t done[2] = {e ? e->done[0] : 0, e ? e->done[1] : 0};
 	xp_merge_set_weight(m, weight);
 	if (tot) {
 		tot[0] = lay->n[XP_T_OBJFILES];
 		tot[1] = lay->n[XP_T_PROCS];
 		tot[2] = lay->n[XP_T_COUNTERS];
-		tot[3] = 0;
+		tot[3] = e ? e->sum : 0;
 	}
 	if ((err = combine_table(m, t->dcnt, s, XP_T_COUNTERS, XP_CN_VALUE,
-	                         first, tot ? &tot[3] : NULL)) ||
+	                         first, tot ? &tot[3] : NULL, done[0])) ||
 	    (err = combine_table(m, t->dref, s, XP_T_BLOCKREFS, XP_BR_COUNT,
-	                         first, NULL)))
+	                         first, NULL, done[1])))
 		return err;
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		tvproc *v = &t->tv[k];
@@ -410,7 +519,7 @@ static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
 {
 	uint64_t count = m->count;
 	source s = {ft->fb, NULL, t->fb};
-	xp_err err = add_like(m, t, &s, ft->weight, ft->name, d, NULL);
+	xp_err err = add_like(m, t, &s, ft->weight, ft->name, d, NULL, NULL);
 	if (err || ft->dn == 0)
 		goto out;
 	xp_merge_set_weight(m, 1);
@@ -617,16 +726,29 @@ static xp_err add_by_window(xp_merger *m, xp_input *input, double weight,
 	xp_win w;
 	uint32_t crc;
 	xp_win_init(&w, fd, m->rbuf, RBUF_SIZE);
-	int same = xp_db_check_like(&w, len, like, NTMPL, &crc);
-	if (!same)
+	early e;
+	memset(&e, 0, sizeof e);
+	e.m = m;
+	xp_db_take take = {take_early, &e};
+	xp_merge_set_weight(m, weight);
+	int same = xp_db_check_like(&w, len, like, NTMPL, &crc, &take);
+	xp_err err = same ? XP_E_OK : undo_early(&e, &w);
+	if (!same && !err) {
+		free(e.sat);
 		return XP_E_OK;
-	*done = 1;
-	tmpl *t = &m->tp[same - 1];
-	source s = {NULL, &w, t->fb};
+	}
+	m->saturated += e.nsat;
+	free(e.sat);
+	tmpl *t = same ? &m->tp[same - 1] : NULL;
+	source s = {NULL, &w, t ? t->fb : NULL};
 	uint64_t tot[4];
-	xp_err err = add_like(m, t, &s, weight, name, d, tot);
+	*done = 1;
+	if (!err)
+		err = add_like(m, t, &s, weight, name, d, tot, &e);
 	if (err == XP_E_IO)
 		xp_diag_file(d, err, name, "cannot read: %s", strerror(w.err));
+	else if (err == XP_E_INVAL)
+		xp_diag_file(d, err, name, "changed while it was read");
 	if (err) {
 		m->failed = 1;
 		return err;
@@ -656,7 +778,7 @@ xp_err xp_merger_add_input(xp_merger *m, xp_input *input, double weight,
 	if (same) {
 		tmpl *t = &m->tp[same - 1];
 		source s = {in, NULL, t->fb};
-		err = add_like(m, t, &s, weight, name, d, NULL);
+		err = add_like(m, t, &s, weight, name, d, NULL, NULL);
 		t->used = m->count;
 		xp_fb_free(in);
 		if (err)
