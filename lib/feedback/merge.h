@@ -184,8 +184,8 @@ typedef struct {
 	uint32_t dcntcap, drefcap;
 	unsigned char *vvals; /* VPVALS records, their counts combined */
 	size_t vvcap;
-	unsigned char *vheld; /* per VPS record: vvals holds counts of its
-	                         values (the template's values) */
+	unsigned char *vheld; /* per VPVALS record: vvals holds counts of
+	                         its value (the template's value) */
 	uint32_t vheldcap;
 } tmpl;
 
@@ -584,6 +584,10 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
                         const unsigned char *vals, uint32_t n,
                         uint32_t nvpv, const uint32_t *smap);
+/* The same for one value, VPVALS record val of VPS record vp. */
+xp_err xp_merge_add_vpval(xp_merger *m, aproc *p, const unsigned char *vp,
+                          const unsigned char *val, uint32_t nvpv,
+                          const uint32_t *smap);
 /* The keys of p's VP_PROC values, string ids of a profile, as pool ids
  * (smap). */
 void xp_merge_vps_remap(aproc *p, const uint32_t *smap);

@@ -307,45 +307,67 @@ void xp_merge_vps_remap(aproc *p, const uint32_t *smap)
 	}
 }
 
+/* The value list of (expr, type) in p, made when absent (with room for n
+ * of them in p); NULL without memory. */
+static vrec *vp_list(aproc *p, uint32_t expr, uint32_t type, uint32_t n)
+{
+	uint32_t j;
+	for (j = 0; j < p->nvr; j++)
+		if (p->vr[j].expr == expr && p->vr[j].type == type)
+			return &p->vr[j];
+	if (GROW_FROM(p->vr, p->vcap, p->nvr + 1, n))
+		return NULL;
+	p->vr[j] = (vrec){expr, type, 0, 0, NULL};
+	p->nvr++;
+	return &p->vr[j];
+}
+
+/* The value of VPVALS record val into list r (room made for nvpv). */
+static xp_err vp_add(xp_merger *m, vrec *r, const unsigned char *val,
+                     uint32_t nvpv, const uint32_t *smap)
+{
+	int has;
+	uint64_t count;
+	uint64_t key = vp_key(smap, val, (xp_vptype)r->type, &has, &count);
+	uint32_t e;
+	for (e = 0; e < r->nv; e++)
+		if (r->v[e].has == has && r->v[e].key == key)
+			break;
+	if (e == r->nv) {
+		if (GROW_FROM(r->v, r->cap, r->nv + 1, nvpv))
+			return XP_E_NOMEM;
+		r->v[e] = (vval){key, 0, has};
+		r->nv++;
+		add_value(m, &r->v[e].count, count, 1);
+	} else {
+		add_value(m, &r->v[e].count, count, 0);
+	}
+	return XP_E_OK;
+}
+
 xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
                         const unsigned char *vals, uint32_t n,
                         uint32_t nvpv, const uint32_t *smap)
 {
 	for (uint32_t k = 0; k < n; k++, vps += XP_RS_VP) {
-		uint32_t expr = xp_get_le32(vps + XP_VP_EXPR);
-		uint32_t type = xp_get_le32(vps + XP_VP_TYPE);
-		uint32_t j;
-		for (j = 0; j < p->nvr; j++)
-			if (p->vr[j].expr == expr && p->vr[j].type == type)
-				break;
-		if (j == p->nvr) {
-			if (GROW_FROM(p->vr, p->vcap, p->nvr + 1, n))
+		vrec *r = vp_list(p, xp_get_le32(vps + XP_VP_EXPR),
+		                  xp_get_le32(vps + XP_VP_TYPE), n);
+		if (!r)
+			return XP_E_NOMEM;
+		for (uint32_t q = 0; q < nvpv; q++, vals += XP_RS_VPVAL)
+			if (vp_add(m, r, vals, nvpv, smap))
 				return XP_E_NOMEM;
-			p->vr[j] = (vrec){expr, type, 0, 0, NULL};
-			p->nvr++;
-		}
-		vrec *r = &p->vr[j];
-		for (uint32_t q = 0; q < nvpv; q++, vals += XP_RS_VPVAL) {
-			int has;
-			uint64_t count;
-			uint64_t key = vp_key(smap, vals, (xp_vptype)type, &has,
-			                      &count);
-			uint32_t e;
-			for (e = 0; e < r->nv; e++)
-				if (r->v[e].has == has && r->v[e].key == key)
-					break;
-			if (e == r->nv) {
-				if (GROW_FROM(r->v, r->cap, r->nv + 1, nvpv))
-					return XP_E_NOMEM;
-				r->v[e] = (vval){key, 0, has};
-				r->nv++;
-				add_value(m, &r->v[e].count, count, 1);
-			} else {
-				add_value(m, &r->v[e].count, count, 0);
-			}
-		}
 	}
 	return XP_E_OK;
+}
+
+xp_err xp_merge_add_vpval(xp_merger *m, aproc *p, const unsigned char *vp,
+                          const unsigned char *val, uint32_t nvpv,
+                          const uint32_t *smap)
+{
+	vrec *r = vp_list(p, xp_get_le32(vp + XP_VP_EXPR),
+	                  xp_get_le32(vp + XP_VP_TYPE), 1);
+	return r ? vp_add(m, r, val, nvpv, smap) : XP_E_NOMEM;
 }
 
 /* The value profiles of an input's procedure ip into p. */

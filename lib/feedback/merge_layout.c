@@ -117,13 +117,15 @@ xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
                           const uint32_t *smap, aproc *acc)
 {
 	xp_err err = XP_E_OK;
-	for (uint32_t j = 0; j < v->n_vps && !err; j++) {
-		size_t off = ((size_t)v->first_vpval + (size_t)j * v->nvpv) *
-		             XP_RS_VPVAL;
-		if (t->vheld[v->first_vp + j])
-			err = xp_merge_tmpl_vals(m, t, v->first_vp + j, 1, v->nvpv,
-			                         t->vvals + off, smap, acc);
-	}
+	const unsigned char *vp = xp_rec(t->fb, XP_T_VPS, v->first_vp);
+	uint32_t i = v->first_vpval;
+	for (uint32_t j = 0; j < v->n_vps && !err; j++, vp += XP_RS_VP)
+		for (uint32_t q = 0; q < v->nvpv && !err; q++, i++)
+			if (t->vheld[i])
+				err = xp_merge_add_vpval(m, acc, vp,
+				                         t->vvals + (size_t)i *
+				                                        XP_RS_VPVAL,
+				                         v->nvpv, smap);
 	return err;
 }
 
@@ -154,7 +156,7 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 		aproc *p = &m->pr[v->pi];
 		if (!err)
 			err = xp_merge_held_vals(m, t, v, t->smap, p);
-		memset(t->vheld + v->first_vp, 0, v->n_vps);
+		memset(t->vheld + v->first_vpval, 0, (size_t)v->n_vps * v->nvpv);
 		if (!err && v->other) {
 			xp_merge_vps_remap(v->other, t->smap);
 			err = xp_merge_combine_vps(m, p, v->other);
@@ -176,7 +178,7 @@ static xp_err delta_room(tmpl *t, const xp_fb *in)
 	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
 	if ((err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
 	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
-	    (err = GROW(t->vheld, t->vheldcap, in->n[XP_T_VPS] + 1)))
+	    (err = GROW(t->vheld, t->vheldcap, in->n[XP_T_VPVALS] + 1)))
 		return err;
 	if (vv > t->vvcap) {
 		unsigned char *p = realloc(t->vvals, vv);
@@ -299,36 +301,32 @@ xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d)
 }
 
 /*
- * Adds the values of VPS record j of template t's procedure v, records
- * vals (weighted already when the merger's weight is 1): to the delta's
- * counts when they are t's values, else to the delta's lists of other
+ * Adds value q of VPS record j of template t's procedure v, VPVALS record
+ * val (weighted already when the merger's weight is 1): to the delta's
+ * counts when it is t's value there, else to the delta's lists of other
  * values.
  */
-static xp_err like_record(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
-                          const unsigned char *vals)
+static xp_err like_value(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
+                         uint32_t q, const unsigned char *val)
 {
-	size_t off = ((size_t)v->first_vpval + (size_t)j * v->nvpv) *
-	             XP_RS_VPVAL;
-	const unsigned char *b = t->fb->tab[XP_T_VPVALS] + off;
-	unsigned char *r = t->vvals + off;
-	unsigned char *held = &t->vheld[v->first_vp + j];
-	if (!xp_same_but_u64(vals, b, v->nvpv, XP_RS_VPVAL, XP_VV_COUNT)) {
+	uint32_t i = v->first_vpval + j * v->nvpv + q;
+	if (!xp_same_but_u64(val, xp_rec(t->fb, XP_T_VPVALS, i), 1, XP_RS_VPVAL,
+	                     XP_VV_COUNT)) {
 		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
 			return XP_E_NOMEM;
-		return xp_merge_tmpl_vals(m, t, v->first_vp + j, 1, v->nvpv, vals,
-		                          NULL, v->other);
+		return xp_merge_add_vpval(m, v->other,
+		                          xp_rec(t->fb, XP_T_VPS, v->first_vp + j),
+		                          val, v->nvpv, NULL);
 	}
-	if (!*held)
-		memcpy(r, vals, (size_t)v->nvpv * XP_RS_VPVAL);
-	for (uint32_t i = 0; i < v->nvpv; i++) {
-		unsigned char *c = r + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT;
-		uint64_t a = *held ? xp_get_le64(c) : 0;
-		add_value(m, &a,
-		          xp_get_le64(vals + (size_t)i * XP_RS_VPVAL + XP_VV_COUNT),
-		          !*held);
-		xp_put_le64(c, a);
-	}
-	*held = 1;
+	unsigned char *r = t->vvals + (size_t)i * XP_RS_VPVAL;
+	uint64_t a = 0;
+	if (!t->vheld[i])
+		memcpy(r, val, XP_RS_VPVAL);
+	else
+		a = xp_get_le64(r + XP_VV_COUNT);
+	add_value(m, &a, xp_get_le64(val + XP_VV_COUNT), !t->vheld[i]);
+	xp_put_le64(r + XP_VV_COUNT, a);
+	t->vheld[i] = 1;
 	return XP_E_OK;
 }
 
@@ -352,7 +350,7 @@ typedef struct {
 	int on;               /* counts are combined at once */
 	int first;            /* the delta was empty */
 	uint32_t done[2];     /* COUNTERS, BLOCKREFS records combined */
-	int stop[2];          /* no more of that table */
+	int nomem;            /* a saturated count could not be noted */
 	uint64_t sum;         /* saturating sum of the counters combined */
 	uint64_t check[2];    /* the sum, modulo 2^64, of the counts */
 	noted *sat;           /* the counts that saturated, as they were */
@@ -373,30 +371,39 @@ static void take_early(void *ctx, const xp_fb *like, xp_table t,
 		        (e->first || m->o.mode == XP_MERGE_SUM);
 	}
 	int k = t == XP_T_COUNTERS ? 0 : t == XP_T_BLOCKREFS ? 1 : -1;
-	if (!e->on || k < 0 || e->stop[k] || first != e->done[k])
+	if (!e->on || k < 0 || e->nomem || first != e->done[k])
 		return;
 	uint64_t *acc = (k ? e->t->dref : e->t->dcnt) + first;
 	size_t rs = k ? XP_RS_BLOCKREF : XP_RS_COUNTER;
-	const unsigned char *v = recs + (k ? XP_BR_COUNT : XP_CN_VALUE);
-	uint64_t check = 0, sum = 0;
-	uint32_t i;
-	for (i = 0; i < n; i++, v += rs) {
+	size_t vo = k ? XP_BR_COUNT : XP_CN_VALUE;
+	const unsigned char *v = recs + vo;
+	uint64_t check = 0, sum = 0, over = 0;
+	/* Without a branch per count: a sum that wraps is smaller than
+	 * the count, and is put right below. */
+	for (uint32_t i = 0; i < n; i++, v += rs) {
 		uint64_t c = xp_get_le64(v), a = e->first ? c : acc[i] + c;
-		if (a < c) {
-			/* Saturated: noted, to be put back if need be. */
-			if (GROW(e->sat, e->satcap, e->nsat + 1)) {
-				e->stop[k] = 1;
-				break;
-			}
-			e->sat[e->nsat++] = (noted){(uint32_t)k << 31 | (first + i),
-			                            acc[i]};
-			a = U64MAX;
-		}
 		acc[i] = a;
+		over |= a < c;
 		check += c;
-		sum = xp_sat_add(sum, c);
+		uint64_t s = sum + c;
+		sum = s < c ? U64MAX : s;
 	}
-	e->done[k] += i;
+	v = recs + vo;
+	for (uint32_t i = 0; over && i < n; i++, v += rs) {
+		uint64_t c = xp_get_le64(v);
+		if (acc[i] >= c)
+			continue;
+		/* Saturated: noted as it was, to be put back if need be
+		 * (without memory for that, the merge fails). */
+		if (GROW(e->sat, e->satcap, e->nsat + 1)) {
+			e->nomem = 1;
+			return;
+		}
+		e->sat[e->nsat++] = (noted){(uint32_t)k << 31 | (first + i),
+		                            acc[i] - c};
+		acc[i] = U64MAX;
+	}
+	e->done[k] += n;
 	e->check[k] += check;
 	if (k == 0)
 		e->sum = xp_sat_add(e->sum, sum);
@@ -468,10 +475,10 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 		                              v->n_vps * v->nvpv);
 		if (!a)
 			return XP_E_IO;
-		size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
 		for (uint32_t j = 0; j < v->n_vps; j++)
-			if ((err = like_record(m, t, v, j, a + j * rs)))
-				return err;
+			for (uint32_t q = 0; q < v->nvpv; q++, a += XP_RS_VPVAL)
+				if ((err = like_value(m, t, v, j, q, a)))
+					return err;
 	}
 	for (size_t at = 0; at < t->lost.len;) {
 		const char *msg = (const char *)t->lost.p + at;
@@ -527,12 +534,12 @@ static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
 	fold_counts(m, t->dref, ft->dref, t->fb->n[XP_T_BLOCKREFS]);
 	for (uint32_t k = 0; k < t->ntv && !err; k++) {
 		tvproc *v = &t->tv[k];
-		size_t rs = (size_t)v->nvpv * XP_RS_VPVAL;
-		const unsigned char *vals = ft->vvals +
-		                            (size_t)v->first_vpval * XP_RS_VPVAL;
+		uint32_t i = v->first_vpval;
 		for (uint32_t j = 0; j < v->n_vps && !err; j++)
-			if (ft->vheld[v->first_vp + j])
-				err = like_record(m, t, v, j, vals + j * rs);
+			for (uint32_t q = 0; q < v->nvpv && !err; q++, i++)
+				if (ft->vheld[i])
+					err = like_value(m, t, v, j, q,
+					                 ft->vvals + (size_t)i * XP_RS_VPVAL);
 		aproc *o = ft->tv[k].other;
 		if (!err && o && !v->other && !(v->other = calloc(1, sizeof *o)))
 			err = XP_E_NOMEM;
@@ -589,7 +596,7 @@ static xp_err add_in_full(xp_merger *m, tmpl *rec, const xp_fb *in,
 	if (!err && rec) {
 		close_template(rec);
 		if (!(err = note_room(rec, in)))
-			memset(rec->vheld, 0, in->n[XP_T_VPS]);
+			memset(rec->vheld, 0, in->n[XP_T_VPVALS]);
 	}
 	if (!err) {
 		m->rec = rec;
@@ -632,7 +639,7 @@ static int make_lazy(xp_merger *m, tmpl *t, xp_fb *in, double weight,
 		err = err ? err : XP_E_NOMEM;
 		goto fail;
 	}
-	memset(t->vheld, 0, in->n[XP_T_VPS]);
+	memset(t->vheld, 0, in->n[XP_T_VPVALS]);
 	for (uint32_t o = 0; o < in->n[XP_T_OBJFILES]; o++) {
 		xp_objfile io;
 		xp_fb_objfile(in, o, &io);
@@ -732,7 +739,7 @@ static xp_err add_by_window(xp_merger *m, xp_input *input, double weight,
 	xp_db_take take = {take_early, &e};
 	xp_merge_set_weight(m, weight);
 	int same = xp_db_check_like(&w, len, like, NTMPL, &crc, &take);
-	xp_err err = same ? XP_E_OK : undo_early(&e, &w);
+	xp_err err = e.nomem ? XP_E_NOMEM : same ? XP_E_OK : undo_early(&e, &w);
 	if (!same && !err) {
 		free(e.sat);
 		return XP_E_OK;
