@@ -513,6 +513,22 @@ static inline unsigned char *orec(recout *o, size_t size)
 	return r;
 }
 
+/* The space of up to n records of size rs, at least one: *got of them,
+ * every field of which the caller writes. */
+static inline unsigned char *orecs(recout *o, size_t rs, uint32_t n,
+                                   uint32_t *got)
+{
+	if ((size_t)(o->end - o->p) < rs)
+		xp_merge_out_more(o, rs);
+	size_t k = (size_t)(o->end - o->p) / rs;
+	if (k > n)
+		k = n;
+	unsigned char *r = o->p;
+	o->p += k * rs;
+	*got = (uint32_t)k;
+	return r;
+}
+
 /* n bytes of records of size rs. */
 void xp_merge_out_copy(recout *o, const void *src, size_t n, size_t rs);
 /* The records of a stats line, a value profile's values (VP_PROC keys
@@ -584,6 +600,13 @@ xp_err xp_merge_add_full(xp_merger *m, const xp_fb *in, double weight,
 xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
                         const unsigned char *vals, uint32_t n,
                         uint32_t nvpv, const uint32_t *smap);
+/* The value list of (expr, type) in p, made when absent (with room for
+ * n of them in p); NULL without memory.  The value of VPVALS record val
+ * added to list r (room made for nvpv), *at (when not NULL) set to its
+ * place there. */
+vrec *xp_merge_vp_list(aproc *p, uint32_t expr, uint32_t type, uint32_t n);
+xp_err xp_merge_vp_add(xp_merger *m, vrec *r, const unsigned char *val,
+                       uint32_t nvpv, const uint32_t *smap, uint32_t *at);
 /* The same for one value, VPVALS record val of VPS record vp. */
 xp_err xp_merge_add_vpval(xp_merger *m, aproc *p, const unsigned char *vp,
                           const unsigned char *val, uint32_t nvpv,

@@ -307,9 +307,7 @@ void xp_merge_vps_remap(aproc *p, const uint32_t *smap)
 	}
 }
 
-/* The value list of (expr, type) in p, made when absent (with room for n
- * of them in p); NULL without memory. */
-static vrec *vp_list(aproc *p, uint32_t expr, uint32_t type, uint32_t n)
+vrec *xp_merge_vp_list(aproc *p, uint32_t expr, uint32_t type, uint32_t n)
 {
 	uint32_t j;
 	for (j = 0; j < p->nvr; j++)
@@ -322,9 +320,8 @@ static vrec *vp_list(aproc *p, uint32_t expr, uint32_t type, uint32_t n)
 	return &p->vr[j];
 }
 
-/* The value of VPVALS record val into list r (room made for nvpv). */
-static xp_err vp_add(xp_merger *m, vrec *r, const unsigned char *val,
-                     uint32_t nvpv, const uint32_t *smap)
+xp_err xp_merge_vp_add(xp_merger *m, vrec *r, const unsigned char *val,
+                       uint32_t nvpv, const uint32_t *smap, uint32_t *at)
 {
 	int has;
 	uint64_t count;
@@ -342,6 +339,8 @@ static xp_err vp_add(xp_merger *m, vrec *r, const unsigned char *val,
 	} else {
 		add_value(m, &r->v[e].count, count, 0);
 	}
+	if (at)
+		*at = e;
 	return XP_E_OK;
 }
 
@@ -350,12 +349,12 @@ xp_err xp_merge_add_vps(xp_merger *m, aproc *p, const unsigned char *vps,
                         uint32_t nvpv, const uint32_t *smap)
 {
 	for (uint32_t k = 0; k < n; k++, vps += XP_RS_VP) {
-		vrec *r = vp_list(p, xp_get_le32(vps + XP_VP_EXPR),
-		                  xp_get_le32(vps + XP_VP_TYPE), n);
+		vrec *r = xp_merge_vp_list(p, xp_get_le32(vps + XP_VP_EXPR),
+		                           xp_get_le32(vps + XP_VP_TYPE), n);
 		if (!r)
 			return XP_E_NOMEM;
 		for (uint32_t q = 0; q < nvpv; q++, vals += XP_RS_VPVAL)
-			if (vp_add(m, r, vals, nvpv, smap))
+			if (xp_merge_vp_add(m, r, vals, nvpv, smap, NULL))
 				return XP_E_NOMEM;
 	}
 	return XP_E_OK;
@@ -365,9 +364,9 @@ xp_err xp_merge_add_vpval(xp_merger *m, aproc *p, const unsigned char *vp,
                           const unsigned char *val, uint32_t nvpv,
                           const uint32_t *smap)
 {
-	vrec *r = vp_list(p, xp_get_le32(vp + XP_VP_EXPR),
-	                  xp_get_le32(vp + XP_VP_TYPE), 1);
-	return r ? vp_add(m, r, val, nvpv, smap) : XP_E_NOMEM;
+	vrec *r = xp_merge_vp_list(p, xp_get_le32(vp + XP_VP_EXPR),
+	                           xp_get_le32(vp + XP_VP_TYPE), 1);
+	return r ? xp_merge_vp_add(m, r, val, nvpv, smap, NULL) : XP_E_NOMEM;
 }
 
 /* The value profiles of an input's procedure ip into p. */

@@ -36,12 +36,20 @@ typedef struct {
 	uint32_t nvr;
 } vplist;
 
+/* A procedure of the result, in its order: what the tables of its
+ * records read, gathered once. */
+typedef struct {
+	uint32_t p;           /* the template's procedure */
+	uint32_t fcnt, ncnt, fblk, nblk, fedge, nedge, ftup, ntup;
+	uint32_t vp;          /* its value profiles in vp[], or NONE */
+} oproc;
+
 typedef struct {
 	xp_merger *m;
 	tmpl *t;
 	const xp_fb *fb;      /* the template */
 	uint32_t nof, npr, npg;
-	uint32_t *procs;      /* the template's procedures in the result's order */
+	oproc *procs;         /* the result's procedures, in order */
 	uint32_t *pidx;       /* the result's IDX_PROCS, NULL when 0..n-1 */
 	uint32_t *cur;        /* per procedure: the source file of its tuples
 	                         before the first that names one (NONE) */
@@ -157,6 +165,18 @@ static uint32_t sort_keys(flat *F, xp_table t, uint32_t first, uint32_t n)
 	return u;
 }
 
+/* Whether block refs a and b (records) are in order, a first. */
+static int ref_before(const unsigned char *a, const unsigned char *b)
+{
+	static const unsigned f[3] = {XP_BR_OBJFILE, XP_BR_PROC, XP_BR_BLOCK};
+	for (int k = 0; k < 3; k++) {
+		uint32_t x = xp_get_le32(a + f[k]), y = xp_get_le32(b + f[k]);
+		if (x != y)
+			return x < y;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Planning                                                            */
 /* ------------------------------------------------------------------ */
@@ -205,8 +225,12 @@ static xp_err check_lists(flat *F, int *ok)
 	}
 	for (uint32_t l = 0; l < fb->n[XP_T_SRCLINES]; l++) {
 		uint32_t n = get32(fb, XP_T_SRCLINES, l, XP_SL_NREF);
-		if (sort_keys(F, XP_T_BLOCKREFS,
-		              get32(fb, XP_T_SRCLINES, l, XP_SL_FREF), n) != n)
+		uint32_t first = get32(fb, XP_T_SRCLINES, l, XP_SL_FREF), q = 1;
+		const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, first);
+		while (q < n && ref_before(r + (size_t)(q - 1) * XP_RS_BLOCKREF,
+		                           r + (size_t)q * XP_RS_BLOCKREF))
+			q++;
+		if (q < n && sort_keys(F, XP_T_BLOCKREFS, first, n) != n)
 			return XP_E_OK;
 	}
 	F->nobjref = F->ncomdat = 0;
@@ -233,21 +257,36 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 {
 	xp_merger *m = F->m;
 	tmpl *t = F->t;
+	const xp_fb *fb = F->fb;
 	*ok = 1;
 	if (!(F->vp = calloc((size_t)t->ntv + 1, sizeof *F->vp)))
 		return XP_E_NOMEM;
+	xp_merge_set_weight(m, t->weight);
 	for (uint32_t k = 0; k < t->ntv && *ok; k++) {
 		tvproc *v = &t->tv[k];
 		aproc a;
 		memset(&a, 0, sizeof a);
-		size_t off = (size_t)v->first_vpval * XP_RS_VPVAL;
-		const unsigned char *own = F->fb->tab[XP_T_VPVALS] + off;
-		xp_merge_set_weight(m, t->weight);
-		xp_err err = xp_merge_tmpl_vals(m, t, v->first_vp, v->n_vps,
-		                                v->nvpv, own, NULL, &a);
-		xp_merge_set_weight(m, 1);
-		if (!err)
-			err = xp_merge_held_vals(m, t, v, NULL, &a);
+		xp_err err = XP_E_OK;
+		/* The template's values, weighted; the delta's counts of
+		 * them, weighted already, where they went. */
+		const unsigned char *vp = xp_rec(fb, XP_T_VPS, v->first_vp);
+		uint32_t i = v->first_vpval;
+		for (uint32_t j = 0; j < v->n_vps && !err; j++, vp += XP_RS_VP) {
+			vrec *r = xp_merge_vp_list(&a, xp_get_le32(vp + XP_VP_EXPR),
+			                           xp_get_le32(vp + XP_VP_TYPE),
+			                           v->n_vps);
+			err = r ? XP_E_OK : XP_E_NOMEM;
+			for (uint32_t q = 0, e; q < v->nvpv && !err; q++, i++) {
+				err = xp_merge_vp_add(m, r, xp_rec(fb, XP_T_VPVALS, i),
+				                      v->nvpv, NULL, &e);
+				if (!err && t->vheld[i])
+					combine(m, &r->v[e].count,
+					        xp_get_le64(t->vvals +
+					                    (size_t)i * XP_RS_VPVAL +
+					                    XP_VV_COUNT),
+					        0, 0);
+			}
+		}
 		/* The template's values made every value profile of v, so
 		 * the other values join them and leave v->other as it was. */
 		if (!err && v->other)
@@ -255,7 +294,7 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 		F->vp[k] = (vplist){a.vr, a.nvr};
 		if (err)
 			return err;
-		xp_merge_sort_vps(m, &a);
+		/* Scaled, then sorted, as the accumulator's are. */
 		for (uint32_t j = 0; j < a.nvr; j++) {
 			vrec *r = &a.vr[j];
 			if (r->type == XP_VP_PROC && r->nv > v->nvpv)
@@ -265,6 +304,7 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 				*nsat += r->v[q].count == U64MAX;
 			}
 		}
+		xp_merge_sort_vps(m, &a);
 	}
 	return XP_E_OK;
 }
@@ -285,6 +325,12 @@ static xp_err plan_order(flat *F, int *ok)
 		free(pos);
 		return XP_E_NOMEM;
 	}
+	/* The value profiles of the template's procedures with some are
+	 * vp[0], vp[1]... in the template's order (t->tv's). */
+	for (uint32_t p = 0, k = 0; p < F->npr; p++) {
+		int has = get32(fb, XP_T_PROCS, p, XP_PR_NVP) != 0;
+		pos[p] = has ? k++ : NONE;
+	}
 	*ok = 1;
 	int need = 0;
 	for (uint32_t i = 0, pk = 0; i < F->nof; i++) {
@@ -293,15 +339,25 @@ static xp_err plan_order(flat *F, int *ok)
 		for (unsigned c = 0; c < 3; c++)
 			for (uint32_t k = 0; k < n; k++) {
 				uint32_t p = get32(fb, XP_T_IDX_PROCS, pk + k, 0);
-				*ok &= get32(fb, XP_T_PROCS, p, XP_PR_OBJFILE) == o;
-				if (F->cls[p] == c) {
-					pos[p] = at;
-					F->procs[at++] = p;
-				}
+				const unsigned char *r = xp_rec(fb, XP_T_PROCS, p);
+				*ok &= xp_get_le32(r + XP_PR_OBJFILE) == o;
+				if (F->cls[p] != c)
+					continue;
+				F->procs[at++] = (oproc){
+					p, xp_get_le32(r + XP_PR_FCNT),
+					xp_get_le32(r + XP_PR_NCNT),
+					xp_get_le32(r + XP_PR_FBLK),
+					xp_get_le32(r + XP_PR_NBLK),
+					xp_get_le32(r + XP_PR_FEDGE),
+					xp_get_le32(r + XP_PR_NEDGE),
+					xp_get_le32(r + XP_PR_FTUP),
+					xp_get_le32(r + XP_PR_NTUP), pos[p]};
 			}
-		need |= n > 0 && F->cls[F->procs[pk]] != 2;
+		need |= n > 0 && F->cls[F->procs[pk].p] != 2;
 		pk += n;
 	}
+	for (uint32_t k = 0; k < F->npr; k++)
+		pos[F->procs[k].p] = k;
 	if (need && *ok &&
 	    !(F->pidx = malloc(((size_t)F->npr + 1) * sizeof *F->pidx))) {
 		free(pos);
@@ -310,7 +366,7 @@ static xp_err plan_order(flat *F, int *ok)
 	for (uint32_t i = 0, pk = 0; F->pidx && i < F->nof; i++) {
 		uint32_t o = get32(fb, XP_T_IDX_OBJFILES, i, 0);
 		uint32_t n = get32(fb, XP_T_OBJFILES, o, XP_OF_NPROC);
-		int by_name = n > 0 && F->cls[F->procs[pk]] != 2;
+		int by_name = n > 0 && F->cls[F->procs[pk].p] != 2;
 		for (uint32_t k = pk; k < pk + n; k++)
 			F->pidx[k] = by_name ? pos[get32(fb, XP_T_IDX_PROCS, k, 0)]
 			                     : k;
@@ -368,10 +424,22 @@ static xp_err plan_tuples(flat *F)
 	return XP_E_OK;
 }
 
-/* One final count: the template's, weighted, with the delta's. */
-static uint64_t final_count(xp_merger *m, const tmpl *t, uint64_t v,
-                            uint64_t delta, int plain)
+/*
+ * One final count: the template's, weighted, with the delta's.  plain:
+ * the count is the saturating sum of the two (weight 1, a delta summed,
+ * no scale), the common case.
+ */
+static inline uint64_t final_count(xp_merger *m, const tmpl *t, uint64_t v,
+                                   uint64_t delta, int plain)
 {
+	if (plain == 2) {
+		uint64_t s = v + delta;
+		if (s < v) {
+			m->saturated++;
+			s = U64MAX;
+		}
+		return s;
+	}
 	uint64_t a = 0;
 	add_value(m, &a, v, 1);
 	if (t->dn > 0) {
@@ -394,6 +462,9 @@ static xp_err plan_counts(flat *F, uint64_t *nsat)
 	tmpl *t = F->t;
 	const xp_fb *fb = F->fb;
 	int plain = m->o.mode == XP_MERGE_SUM;
+	xp_merge_set_weight(m, t->weight);
+	if (plain && t->dn > 0 && m->w_int && m->w == 1 && m->o.scale == 1)
+		plain = 2;
 	uint32_t most = 0;
 	for (uint32_t p = 0; p < F->npr; p++)
 		most = MAXOF(most, get32(fb, XP_T_PROCS, p, XP_PR_NCNT));
@@ -404,7 +475,6 @@ static xp_err plan_counts(flat *F, uint64_t *nsat)
 		return XP_E_NOMEM;
 	}
 	F->sum = F->max + F->npr + F->nof;
-	xp_merge_set_weight(m, t->weight);
 	for (uint32_t o = 0; o < F->nof; o++) {
 		xp_objfile io;
 		xp_fb_objfile(fb, o, &io);
@@ -468,34 +538,18 @@ static void plan_sizes(flat *F)
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The value profiles of the template's procedure whose first VPS record
- * is first_vp (it has some). */
-static const vplist *values_of(const flat *F, uint32_t first_vp)
-{
-	const tvproc *tv = F->t->tv;
-	uint32_t lo = 0, hi = F->t->ntv;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (tv[mid].first_vp < first_vp)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return &F->vp[lo];
-}
-
 /* Where the next record of every table goes, as the tables are walked. */
 typedef struct {
 	uint32_t n[XP_T_COUNT_];
 } cursor;
 
-static void put_proc(recout *o, const flat *F, uint32_t p, uint32_t ofk,
+static void put_proc(recout *o, const flat *F, const oproc *op, uint32_t ofk,
                      uint32_t nvpv, cursor *c)
 {
 	xp_proc ip;
-	xp_fb_proc(F->fb, p, &ip);
-	unsigned kinds = F->kinds[p];
-	uint32_t nvr = ip.n_vps ? values_of(F, ip.first_vp)->nvr : 0;
+	xp_fb_proc(F->fb, op->p, &ip);
+	unsigned kinds = F->kinds[op->p];
+	uint32_t nvr = op->vp != NONE ? F->vp[op->vp].nvr : 0;
 	unsigned char *r = orec(o, XP_RS_PROC);
 	xp_put_le32(r + XP_PR_NAME, ip.name);
 	xp_put_le32(r + XP_PR_OBJFILE, ofk);
@@ -524,49 +578,56 @@ static void put_proc(recout *o, const flat *F, uint32_t p, uint32_t ofk,
 	c->n[XP_T_TUPLES] += ip.n_tuples;
 }
 
-/* The tuples of procedure p (record pr), prev the source file last
- * written in its object file. */
-static void put_tuples(recout *o, const flat *F, const unsigned char *pr,
-                       uint32_t p, uint32_t *prev)
+/* The counters of procedure op, by id (their final counts are in that
+ * order, ids 1..n). */
+static void put_counters(recout *o, const flat *F, const oproc *op)
 {
-	uint32_t cur = F->cur[p], n = xp_get_le32(pr + XP_PR_NTUP);
-	const unsigned char *s = xp_rec(F->fb, XP_T_TUPLES,
-	                                xp_get_le32(pr + XP_PR_FTUP));
-	for (uint32_t k = 0; k < n; k++, s += XP_RS_TUPLE) {
-		uint32_t f = xp_get_le32(s + XP_TU_FILE), file = XP_NOSTR;
-		if (f != XP_NOSTR)
-			cur = f;
-		if (cur != NONE && cur != *prev)
-			file = *prev = cur;
-		unsigned char *r = orec(o, XP_RS_TUPLE);
-		memcpy(r, s, XP_TU_FILE);
-		xp_put_le32(r + XP_TU_FILE, file);
+	const uint64_t *v = F->t->dcnt + op->fcnt;
+	for (uint32_t k = 0, got; k < op->ncnt; k += got) {
+		unsigned char *r = orecs(o, XP_RS_COUNTER, op->ncnt - k, &got);
+		for (uint32_t j = 0; j < got; j++, r += XP_RS_COUNTER) {
+			xp_put_le32(r + XP_CN_ID, k + j + 1);
+			xp_put_le64(r + XP_CN_VALUE, v[k + j]);
+		}
 	}
 }
 
-/* The records of table t of procedure p, of an object file of nvpv
+/* The tuples of procedure op, prev the source file last written in its
+ * object file. */
+static void put_tuples(recout *o, const flat *F, const oproc *op,
+                       uint32_t *prev)
+{
+	uint32_t cur = F->cur[op->p];
+	const unsigned char *s = xp_rec(F->fb, XP_T_TUPLES, op->ftup);
+	for (uint32_t k = 0, got; k < op->ntup; k += got) {
+		unsigned char *r = orecs(o, XP_RS_TUPLE, op->ntup - k, &got);
+		for (uint32_t j = 0; j < got; j++, s += XP_RS_TUPLE,
+		              r += XP_RS_TUPLE) {
+			uint32_t f = xp_get_le32(s + XP_TU_FILE), file = XP_NOSTR;
+			if (f != XP_NOSTR)
+				cur = f;
+			if (cur != NONE && cur != *prev)
+				file = *prev = cur;
+			memcpy(r, s, XP_TU_FILE);
+			xp_put_le32(r + XP_TU_FILE, file);
+		}
+	}
+}
+
+/* The records of table t of procedure op, of an object file of nvpv
  * values per value profile; prev as put_tuples(). */
-static void put_proc_recs(recout *o, const flat *F, xp_table t, uint32_t p,
-                          uint32_t nvpv, uint32_t *prev)
+static void put_proc_recs(recout *o, const flat *F, xp_table t,
+                          const oproc *op, uint32_t nvpv, uint32_t *prev)
 {
 	const xp_fb *fb = F->fb;
-	const unsigned char *pr = xp_rec(fb, XP_T_PROCS, p);
-	uint32_t first, n;
-	const vplist *vl = NULL;
-	if ((t == XP_T_VPS || t == XP_T_VPVALS) && xp_get_le32(pr + XP_PR_NVP))
-		vl = values_of(F, xp_get_le32(pr + XP_PR_FVP));
+	const vplist *vl = op->vp != NONE ? &F->vp[op->vp] : NULL;
 	switch (t) {
 	case XP_T_STATS:
-		xp_merge_put_stats(o, F->kinds[p], F->max[p], F->sum[p]);
+		xp_merge_put_stats(o, F->kinds[op->p], F->max[op->p],
+		                   F->sum[op->p]);
 		break;
 	case XP_T_COUNTERS:
-		first = xp_get_le32(pr + XP_PR_FCNT);
-		n = xp_get_le32(pr + XP_PR_NCNT);
-		for (uint32_t k = 0; k < n; k++) {
-			unsigned char *r = orec(o, XP_RS_COUNTER);
-			xp_put_le32(r + XP_CN_ID, k + 1);
-			xp_put_le64(r + XP_CN_VALUE, F->t->dcnt[first + k]);
-		}
+		put_counters(o, F, op);
 		break;
 	case XP_T_VPS:
 		for (uint32_t k = 0; vl && k < vl->nvr; k++) {
@@ -580,17 +641,15 @@ static void put_proc_recs(recout *o, const flat *F, xp_table t, uint32_t p,
 			xp_merge_put_vpvals(o, NULL, &vl->vr[k], nvpv);
 		break;
 	case XP_T_BLOCKS:
-		xp_merge_out_copy(o, xp_rec(fb, t, xp_get_le32(pr + XP_PR_FBLK)),
-		                  (size_t)xp_get_le32(pr + XP_PR_NBLK) * XP_RS_BLOCK,
-		                  XP_RS_BLOCK);
+		xp_merge_out_copy(o, xp_rec(fb, t, op->fblk),
+		                  (size_t)op->nblk * XP_RS_BLOCK, XP_RS_BLOCK);
 		break;
 	case XP_T_EDGES:
-		xp_merge_out_copy(o, xp_rec(fb, t, xp_get_le32(pr + XP_PR_FEDGE)),
-		                  (size_t)xp_get_le32(pr + XP_PR_NEDGE) * XP_RS_EDGE,
-		                  XP_RS_EDGE);
+		xp_merge_out_copy(o, xp_rec(fb, t, op->fedge),
+		                  (size_t)op->nedge * XP_RS_EDGE, XP_RS_EDGE);
 		break;
 	case XP_T_TUPLES:
-		put_tuples(o, F, pr, p, prev);
+		put_tuples(o, F, op, prev);
 		break;
 	default:
 		break;
@@ -621,12 +680,12 @@ static void put_objfile_table(recout *o, flat *F, xp_table t)
 		}
 		c.n[XP_T_STATS] += nstats(okinds);
 		for (uint32_t end = pk + np; pk < end; pk++) {
-			uint32_t p = F->procs[pk];
+			const oproc *op = &F->procs[pk];
 			if (t == XP_T_PROCS)
-				put_proc(o, F, p, i, nvpv, &c);
+				put_proc(o, F, op, i, nvpv, &c);
 			else if (t != XP_T_OBJFILES)
-				put_proc_recs(o, F, t, p, nvpv, &prev);
-			c.n[XP_T_STATS] += nstats(F->kinds[p]);
+				put_proc_recs(o, F, t, op, nvpv, &prev);
+			c.n[XP_T_STATS] += nstats(F->kinds[op->p]);
 		}
 	}
 }
@@ -700,11 +759,32 @@ static void put_program_table(recout *o, flat *F, xp_table t)
 	}
 }
 
+/* The n block refs of a line from the template's first, in order, with
+ * their final counts. */
+static void put_refs(recout *o, flat *F, uint32_t first, uint32_t n)
+{
+	const unsigned char *s = xp_rec(F->fb, XP_T_BLOCKREFS, first);
+	const key *kk = NULL;
+	for (uint32_t q = 1; q < n && !kk; q++)
+		if (!ref_before(s + (size_t)(q - 1) * XP_RS_BLOCKREF,
+		                s + (size_t)q * XP_RS_BLOCKREF)) {
+			sort_keys(F, XP_T_BLOCKREFS, first, n);
+			kk = F->scratch;
+		}
+	for (uint32_t q = 0, got; q < n; q += got) {
+		unsigned char *r = orecs(o, XP_RS_BLOCKREF, n - q, &got);
+		for (uint32_t j = q; j < q + got; j++, r += XP_RS_BLOCKREF) {
+			uint32_t i = kk ? kk[j].i : first + j;
+			memcpy(r, xp_rec(F->fb, XP_T_BLOCKREFS, i), XP_RS_BLOCKREF);
+			xp_put_le64(r + XP_BR_COUNT, F->t->dref[i]);
+		}
+	}
+}
+
 /* A table of the source file sections. */
 static void put_srcfile_table(recout *o, flat *F, xp_table t)
 {
 	const xp_fb *fb = F->fb;
-	const key *kk = F->scratch;
 	uint32_t nline = 0, nref = 0;
 	for (uint32_t i = 0; i < fb->n[XP_T_SRCFILES]; i++) {
 		xp_srcfile is;
@@ -729,13 +809,7 @@ static void put_srcfile_table(recout *o, flat *F, xp_table t)
 				xp_put_le32(r + XP_SL_FREF, nref);
 				xp_put_le32(r + XP_SL_NREF, n);
 			} else if (t == XP_T_BLOCKREFS) {
-				sort_keys(F, t, xp_get_le32(lr + XP_SL_FREF), n);
-				for (uint32_t q = 0; q < n; q++) {
-					unsigned char *r = orec(o, XP_RS_BLOCKREF);
-					memcpy(r, xp_rec(fb, XP_T_BLOCKREFS, kk[q].i),
-					       XP_RS_BLOCKREF);
-					xp_put_le64(r + XP_BR_COUNT, F->t->dref[kk[q].i]);
-				}
+				put_refs(o, F, xp_get_le32(lr + XP_SL_FREF), n);
 			}
 			nref += n;
 		}
