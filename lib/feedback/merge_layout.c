@@ -301,6 +301,25 @@ xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d)
 }
 
 /*
+ * The delta's lists of other values of template t's procedure v: one per
+ * VPS record of v, in their order (those of one expression and type
+ * meet when the lists are added up).  NULL without memory.
+ */
+static aproc *other_lists(const tmpl *t, const tvproc *v)
+{
+	aproc *o = calloc(1, sizeof *o);
+	if (o && GROW_FROM(o->vr, o->vcap, v->n_vps, v->n_vps)) {
+		free(o);
+		return NULL;
+	}
+	const unsigned char *vp = xp_rec(t->fb, XP_T_VPS, v->first_vp);
+	for (uint32_t j = 0; o && j < v->n_vps; j++, vp += XP_RS_VP)
+		o->vr[o->nvr++] = (vrec){xp_get_le32(vp + XP_VP_EXPR),
+		                         xp_get_le32(vp + XP_VP_TYPE), 0, 0, NULL};
+	return o;
+}
+
+/*
  * Adds value q of VPS record j of template t's procedure v, VPVALS record
  * val (weighted already when the merger's weight is 1): to the delta's
  * counts when it is t's value there, else to the delta's lists of other
@@ -312,11 +331,10 @@ static xp_err like_value(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
 	uint32_t i = v->first_vpval + j * v->nvpv + q;
 	if (!xp_same_but_u64(val, xp_rec(t->fb, XP_T_VPVALS, i), 1, XP_RS_VPVAL,
 	                     XP_VV_COUNT)) {
-		if (!v->other && !(v->other = calloc(1, sizeof *v->other)))
+		if (!v->other && !(v->other = other_lists(t, v)))
 			return XP_E_NOMEM;
-		return xp_merge_add_vpval(m, v->other,
-		                          xp_rec(t->fb, XP_T_VPS, v->first_vp + j),
-		                          val, v->nvpv, NULL);
+		return xp_merge_vp_add(m, &v->other->vr[j], val, v->nvpv, NULL,
+		                       NULL);
 	}
 	unsigned char *r = t->vvals + (size_t)i * XP_RS_VPVAL;
 	uint64_t a = 0;
@@ -541,7 +559,7 @@ static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
 					err = like_value(m, t, v, j, q,
 					                 ft->vvals + (size_t)i * XP_RS_VPVAL);
 		aproc *o = ft->tv[k].other;
-		if (!err && o && !v->other && !(v->other = calloc(1, sizeof *o)))
+		if (!err && o && !v->other && !(v->other = other_lists(t, v)))
 			err = XP_E_NOMEM;
 		if (!err && o)
 			err = xp_merge_combine_vps(m, v->other, o);
