@@ -300,7 +300,8 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 			if (r->type == XP_VP_PROC && r->nv > v->nvpv)
 				*ok = 0;
 			for (uint32_t q = 0; q < r->nv; q++) {
-				r->v[q].count = xp_merge_scale(m, r->v[q].count);
+				if (m->o.scale != 1)
+					r->v[q].count = xp_merge_scale(m, r->v[q].count);
 				*nsat += r->v[q].count == U64MAX;
 			}
 		}

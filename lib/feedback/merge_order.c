@@ -475,7 +475,10 @@ static xp_err index_procs(result *R, uint32_t first)
 
 void xp_merge_sort_vps(const xp_merger *m, aproc *p)
 {
-	if (p->nvr > 1)
+	uint32_t s = 1;
+	while (s < p->nvr && cmp_vrec(&p->vr[s - 1], &p->vr[s]) < 0)
+		s++;
+	if (s < p->nvr)
 		xp_qsort(p->vr, p->nvr, sizeof *p->vr, cmp_vrec);
 	for (uint32_t k = 0; k < p->nvr; k++)
 		sort_vvals(m, p->vr[k].type, p->vr[k].v, p->vr[k].nv);
