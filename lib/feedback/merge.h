@@ -182,11 +182,10 @@ typedef struct {
 	uint64_t dn;          /* inputs in the delta */
 	uint64_t *dcnt, *dref; /* per counter and block ref */
 	uint32_t dcntcap, drefcap;
-	unsigned char *vvals; /* VPVALS records, their counts combined */
-	size_t vvcap;
-	unsigned char *vheld; /* per VPVALS record: vvals holds counts of
-	                         its value (the template's value) */
-	uint32_t vheldcap;
+	uint64_t *vcnt;       /* per VPVALS record: the combined counts of
+	                         its value (the template's value), where */
+	unsigned char *vheld; /* vheld is set */
+	uint32_t vcntcap, vheldcap;
 } tmpl;
 
 /* Templates kept: inputs of this many layouts, interleaved in any order
@@ -646,7 +645,7 @@ xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
  * *err), 0 when the accumulators must meet. */
 int xp_merge_absorb_flat(xp_merger *m, xp_merger *f, xp_diags *d,
                          xp_err *err);
-/* The same for the values that t's delta holds (vvals) of v's records. */
+/* The same for the values that t's delta holds (vcnt) of v's records. */
 xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
                           const uint32_t *smap, aproc *acc);
 

@@ -280,11 +280,7 @@ static xp_err plan_values(flat *F, int *ok, uint64_t *nsat)
 				err = xp_merge_vp_add(m, r, xp_rec(fb, XP_T_VPVALS, i),
 				                      v->nvpv, NULL, &e);
 				if (!err && t->vheld[i])
-					combine(m, &r->v[e].count,
-					        xp_get_le64(t->vvals +
-					                    (size_t)i * XP_RS_VPVAL +
-					                    XP_VV_COUNT),
-					        0, 0);
+					combine(m, &r->v[e].count, t->vcnt[i], 0, 0);
 			}
 		}
 		/* The template's values made every value profile of v, so
@@ -909,9 +905,9 @@ static xp_err plan_flat(flat *F, int *ok, xp_diags *d)
 		free(F->t->tv[k].other);
 		F->t->tv[k].other = NULL;
 	}
-	free(F->t->vvals);
-	F->t->vvals = NULL;
-	F->t->vvcap = 0;
+	free(F->t->vcnt);
+	F->t->vcnt = NULL;
+	F->t->vcntcap = 0;
 	if ((err = plan_counts(F, &nsat)))
 		goto out;
 	xp_fb_let_go(F->fb, XP_T_STATS);

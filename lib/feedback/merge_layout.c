@@ -113,19 +113,27 @@ xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
 	                        nvpv, smap);
 }
 
+/* VPVALS record i of template t with the delta's count of its value. */
+static void held_record(const tmpl *t, uint32_t i, unsigned char *rec)
+{
+	memcpy(rec, xp_rec(t->fb, XP_T_VPVALS, i), XP_RS_VPVAL);
+	xp_put_le64(rec + XP_VV_COUNT, t->vcnt[i]);
+}
+
 xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
                           const uint32_t *smap, aproc *acc)
 {
 	xp_err err = XP_E_OK;
 	const unsigned char *vp = xp_rec(t->fb, XP_T_VPS, v->first_vp);
+	unsigned char rec[XP_RS_VPVAL];
 	uint32_t i = v->first_vpval;
 	for (uint32_t j = 0; j < v->n_vps && !err; j++, vp += XP_RS_VP)
-		for (uint32_t q = 0; q < v->nvpv && !err; q++, i++)
-			if (t->vheld[i])
-				err = xp_merge_add_vpval(m, acc, vp,
-				                         t->vvals + (size_t)i *
-				                                        XP_RS_VPVAL,
-				                         v->nvpv, smap);
+		for (uint32_t q = 0; q < v->nvpv && !err; q++, i++) {
+			if (!t->vheld[i])
+				continue;
+			held_record(t, i, rec);
+			err = xp_merge_add_vpval(m, acc, vp, rec, v->nvpv, smap);
+		}
 	return err;
 }
 
@@ -175,18 +183,11 @@ static xp_err delta_room(tmpl *t, const xp_fb *in)
 	xp_err err;
 	if (in->n[XP_T_BLOCKREFS] >= UINT32_MAX / 2)
 		return XP_E_LIMIT;
-	size_t vv = ((size_t)in->n[XP_T_VPVALS] + 1) * XP_RS_VPVAL;
 	if ((err = GROW(t->dcnt, t->dcntcap, in->n[XP_T_COUNTERS] + 1)) ||
 	    (err = GROW(t->dref, t->drefcap, in->n[XP_T_BLOCKREFS] + 1)) ||
+	    (err = GROW(t->vcnt, t->vcntcap, in->n[XP_T_VPVALS] + 1)) ||
 	    (err = GROW(t->vheld, t->vheldcap, in->n[XP_T_VPVALS] + 1)))
 		return err;
-	if (vv > t->vvcap) {
-		unsigned char *p = realloc(t->vvals, vv);
-		if (!p)
-			return XP_E_NOMEM;
-		t->vvals = p;
-		t->vvcap = vv;
-	}
 	return XP_E_OK;
 }
 
@@ -230,7 +231,7 @@ void xp_merge_template_free(tmpl *t)
 {
 	close_template(t);
 	xp_buf_free(&t->lost);
-	XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref, t->vvals,
+	XP_FREE(t->smap, t->tv, t->cmap, t->rmap, t->dcnt, t->dref, t->vcnt,
 	        t->vheld);
 }
 
@@ -319,6 +320,9 @@ static aproc *other_lists(const tmpl *t, const tvproc *v)
 	return o;
 }
 
+static void held_value(xp_merger *m, tmpl *t, uint32_t i,
+                       const unsigned char *val);
+
 /*
  * Adds value q of VPS record j of template t's procedure v, VPVALS record
  * val (weighted already when the merger's weight is 1): to the delta's
@@ -336,16 +340,38 @@ static xp_err like_value(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
 		return xp_merge_vp_add(m, &v->other->vr[j], val, v->nvpv, NULL,
 		                       NULL);
 	}
-	unsigned char *r = t->vvals + (size_t)i * XP_RS_VPVAL;
-	uint64_t a = 0;
-	if (!t->vheld[i])
-		memcpy(r, val, XP_RS_VPVAL);
-	else
-		a = xp_get_le64(r + XP_VV_COUNT);
-	add_value(m, &a, xp_get_le64(val + XP_VV_COUNT), !t->vheld[i]);
-	xp_put_le64(r + XP_VV_COUNT, a);
-	t->vheld[i] = 1;
+	held_value(m, t, i, val);
 	return XP_E_OK;
+}
+
+/* Adds the count of val, VPVALS record i of an input with the
+ * template's value there, to the delta's. */
+static void held_value(xp_merger *m, tmpl *t, uint32_t i,
+                       const unsigned char *val)
+{
+	uint64_t a = t->vheld[i] ? t->vcnt[i] : 0;
+	add_value(m, &a, xp_get_le64(val + XP_VV_COUNT), !t->vheld[i]);
+	t->vcnt[i] = a;
+	t->vheld[i] = 1;
+}
+
+/* Adds the values of template t's procedure v, vals, as like_value()
+ * does: all at once when all are t's, as they mostly are. */
+static xp_err like_values(xp_merger *m, tmpl *t, tvproc *v,
+                          const unsigned char *vals)
+{
+	uint32_t n = v->n_vps * v->nvpv;
+	xp_err err = XP_E_OK;
+	if (xp_same_but_u64(vals, xp_rec(t->fb, XP_T_VPVALS, v->first_vpval), n,
+	                    XP_RS_VPVAL, XP_VV_COUNT)) {
+		for (uint32_t k = 0; k < n; k++, vals += XP_RS_VPVAL)
+			held_value(m, t, v->first_vpval + k, vals);
+		return XP_E_OK;
+	}
+	for (uint32_t j = 0; j < v->n_vps && !err; j++)
+		for (uint32_t q = 0; q < v->nvpv && !err; q++, vals += XP_RS_VPVAL)
+			err = like_value(m, t, v, j, q, vals);
+	return err;
 }
 
 /*
@@ -493,10 +519,8 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 		                              v->n_vps * v->nvpv);
 		if (!a)
 			return XP_E_IO;
-		for (uint32_t j = 0; j < v->n_vps; j++)
-			for (uint32_t q = 0; q < v->nvpv; q++, a += XP_RS_VPVAL)
-				if ((err = like_value(m, t, v, j, q, a)))
-					return err;
+		if ((err = like_values(m, t, v, a)))
+			return err;
 	}
 	for (size_t at = 0; at < t->lost.len;) {
 		const char *msg = (const char *)t->lost.p + at;
@@ -553,11 +577,14 @@ static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
 	for (uint32_t k = 0; k < t->ntv && !err; k++) {
 		tvproc *v = &t->tv[k];
 		uint32_t i = v->first_vpval;
+		unsigned char rec[XP_RS_VPVAL];
 		for (uint32_t j = 0; j < v->n_vps && !err; j++)
-			for (uint32_t q = 0; q < v->nvpv && !err; q++, i++)
-				if (ft->vheld[i])
-					err = like_value(m, t, v, j, q,
-					                 ft->vvals + (size_t)i * XP_RS_VPVAL);
+			for (uint32_t q = 0; q < v->nvpv && !err; q++, i++) {
+				if (!ft->vheld[i])
+					continue;
+				held_record(ft, i, rec);
+				err = like_value(m, t, v, j, q, rec);
+			}
 		aproc *o = ft->tv[k].other;
 		if (!err && o && !v->other && !(v->other = other_lists(t, v)))
 			err = XP_E_NOMEM;
