@@ -59,6 +59,8 @@ typedef struct {
 	uint64_t *max, *sum;  /* per procedure, then object file */
 	vplist *vp;           /* per procedure of t->tv */
 	uint32_t *lines;      /* source lines in order; NULL: as in fb */
+	unsigned char *inorder; /* per source file: its lines and their refs
+	                         are in order in fb */
 	uint64_t n[XP_T_COUNT_];
 	uint64_t nobjref, ncomdat; /* OBJREFs, COMDAT_PROCs kept */
 	void *scratch;        /* room for the sort keys of a source file's
@@ -77,7 +79,7 @@ static void flat_free(void *ctx)
 		free(F->vp[k].vr);
 	}
 	XP_FREE(F->procs, F->pidx, F->cur, F->cls, F->kinds, F->max, F->vp,
-	        F->lines, F->scratch);
+	        F->lines, F->inorder, F->scratch);
 	free(F);
 }
 
@@ -204,6 +206,8 @@ static xp_err check_lists(flat *F, int *ok)
 	if (!(F->scratch = malloc((size_t)most * sizeof(key))))
 		return XP_E_NOMEM;
 	const key *kk = F->scratch;
+	if (!(F->inorder = malloc((size_t)fb->n[XP_T_SRCFILES] + 1)))
+		return XP_E_NOMEM;
 	for (uint32_t s = 0; s < fb->n[XP_T_SRCFILES]; s++) {
 		xp_srcfile is;
 		xp_fb_srcfile(fb, s, &is);
@@ -213,6 +217,7 @@ static xp_err check_lists(flat *F, int *ok)
 		uint32_t k = 0;
 		while (k < is.n_lines && kk[k].i == is.first_line + k)
 			k++;
+		F->inorder[s] = k == is.n_lines;
 		if (k < is.n_lines && !F->lines) {
 			uint32_t n = fb->n[XP_T_SRCLINES];
 			if (!(F->lines = malloc(((size_t)n + 1) * sizeof *F->lines)))
@@ -222,16 +227,21 @@ static xp_err check_lists(flat *F, int *ok)
 		}
 		for (; k < is.n_lines; k++)
 			F->lines[is.first_line + k] = kk[k].i;
-	}
-	for (uint32_t l = 0; l < fb->n[XP_T_SRCLINES]; l++) {
-		uint32_t n = get32(fb, XP_T_SRCLINES, l, XP_SL_NREF);
-		uint32_t first = get32(fb, XP_T_SRCLINES, l, XP_SL_FREF), q = 1;
-		const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, first);
-		while (q < n && ref_before(r + (size_t)(q - 1) * XP_RS_BLOCKREF,
-		                           r + (size_t)q * XP_RS_BLOCKREF))
-			q++;
-		if (q < n && sort_keys(F, XP_T_BLOCKREFS, first, n) != n)
-			return XP_E_OK;
+		for (uint32_t l = is.first_line; l < is.first_line + is.n_lines;
+		     l++) {
+			uint32_t n = get32(fb, XP_T_SRCLINES, l, XP_SL_NREF), q = 1;
+			uint32_t first = get32(fb, XP_T_SRCLINES, l, XP_SL_FREF);
+			const unsigned char *r = xp_rec(fb, XP_T_BLOCKREFS, first);
+			while (q < n &&
+			       ref_before(r + (size_t)(q - 1) * XP_RS_BLOCKREF,
+			                  r + (size_t)q * XP_RS_BLOCKREF))
+				q++;
+			if (q == n)
+				continue;
+			F->inorder[s] = 0;
+			if (sort_keys(F, XP_T_BLOCKREFS, first, n) != n)
+				return XP_E_OK;
+		}
 	}
 	F->nobjref = F->ncomdat = 0;
 	for (uint32_t g = 0; g < F->npg; g++) {
@@ -543,36 +553,27 @@ typedef struct {
 static void put_proc(recout *o, const flat *F, const oproc *op, uint32_t ofk,
                      uint32_t nvpv, cursor *c)
 {
-	xp_proc ip;
-	xp_fb_proc(F->fb, op->p, &ip);
 	unsigned kinds = F->kinds[op->p];
 	uint32_t nvr = op->vp != NONE ? F->vp[op->vp].nvr : 0;
 	unsigned char *r = orec(o, XP_RS_PROC);
-	xp_put_le32(r + XP_PR_NAME, ip.name);
+	/* The template's record, its places and numbers made the result's. */
+	memcpy(r, xp_rec(F->fb, XP_T_PROCS, op->p), XP_RS_PROC);
 	xp_put_le32(r + XP_PR_OBJFILE, ofk);
-	xp_put_le64(r + XP_PR_SIG, ip.signature);
-	xp_put_le32(r + XP_PR_ID, ip.proc_id);
-	xp_put_le32(r + XP_PR_NVPSITES, ip.n_vp_sites);
-	xp_put_le32(r + XP_PR_NSRCMAP, ip.n_srcmap_ops);
 	xp_put_le32(r + XP_PR_FSTAT, c->n[XP_T_STATS]);
 	xp_put_le32(r + XP_PR_NSTAT, nstats(kinds));
 	xp_put_le32(r + XP_PR_FCNT, c->n[XP_T_COUNTERS]);
-	xp_put_le32(r + XP_PR_NCNT, ip.n_counters);
 	xp_put_le32(r + XP_PR_FVP, c->n[XP_T_VPS]);
 	xp_put_le32(r + XP_PR_NVP, nvr);
 	xp_put_le32(r + XP_PR_FVPVAL, c->n[XP_T_VPVALS]);
 	xp_put_le32(r + XP_PR_FBLK, c->n[XP_T_BLOCKS]);
-	xp_put_le32(r + XP_PR_NBLK, ip.n_blocks);
 	xp_put_le32(r + XP_PR_FEDGE, c->n[XP_T_EDGES]);
-	xp_put_le32(r + XP_PR_NEDGE, ip.n_edges);
 	xp_put_le32(r + XP_PR_FTUP, c->n[XP_T_TUPLES]);
-	xp_put_le32(r + XP_PR_NTUP, ip.n_tuples);
-	c->n[XP_T_COUNTERS] += ip.n_counters;
+	c->n[XP_T_COUNTERS] += op->ncnt;
 	c->n[XP_T_VPS] += nvr;
 	c->n[XP_T_VPVALS] += nvr * nvpv;
-	c->n[XP_T_BLOCKS] += ip.n_blocks;
-	c->n[XP_T_EDGES] += ip.n_edges;
-	c->n[XP_T_TUPLES] += ip.n_tuples;
+	c->n[XP_T_BLOCKS] += op->nblk;
+	c->n[XP_T_EDGES] += op->nedge;
+	c->n[XP_T_TUPLES] += op->ntup;
 }
 
 /* The counters of procedure op, by id (their final counts are in that
@@ -778,6 +779,39 @@ static void put_refs(recout *o, flat *F, uint32_t first, uint32_t n)
 	}
 }
 
+/*
+ * The lines (or block refs) of source file is, whose lines and refs are
+ * in order in the template: a run of its records, the places (counts)
+ * made the result's; *nref counts the refs before them.
+ */
+static void put_run_of(recout *o, const flat *F, const xp_srcfile *is,
+                       xp_table t, uint32_t *nref)
+{
+	const xp_fb *fb = F->fb;
+	uint32_t first = is->first_line, n = is->n_lines;
+	if (t == XP_T_BLOCKREFS) {
+		const unsigned char *last = xp_rec(fb, XP_T_SRCLINES,
+		                                   first + n - 1);
+		first = get32(fb, XP_T_SRCLINES, first, XP_SL_FREF);
+		n = xp_get_le32(last + XP_SL_FREF) + xp_get_le32(last + XP_SL_NREF) -
+		    first;
+	}
+	size_t rs = xp_tabdescs[t].size;
+	const unsigned char *s = xp_rec(fb, t, first);
+	for (uint32_t k = 0, got; k < n; k += got) {
+		unsigned char *r = orecs(o, rs, n - k, &got);
+		memcpy(r, s + (size_t)k * rs, (size_t)got * rs);
+		for (uint32_t j = 0; j < got; j++, r += rs) {
+			if (t == XP_T_BLOCKREFS) {
+				xp_put_le64(r + XP_BR_COUNT, F->t->dref[first + k + j]);
+				continue;
+			}
+			xp_put_le32(r + XP_SL_FREF, *nref);
+			*nref += xp_get_le32(r + XP_SL_NREF);
+		}
+	}
+}
+
 /* A table of the source file sections. */
 static void put_srcfile_table(recout *o, flat *F, xp_table t)
 {
@@ -785,13 +819,18 @@ static void put_srcfile_table(recout *o, flat *F, xp_table t)
 	uint32_t nline = 0, nref = 0;
 	for (uint32_t i = 0; i < fb->n[XP_T_SRCFILES]; i++) {
 		xp_srcfile is;
-		xp_fb_srcfile(fb, get32(fb, XP_T_IDX_SRCFILES, i, 0), &is);
+		uint32_t sf = get32(fb, XP_T_IDX_SRCFILES, i, 0);
+		xp_fb_srcfile(fb, sf, &is);
 		if (t == XP_T_SRCFILES) {
 			unsigned char *r = orec(o, XP_RS_SRCFILE);
 			xp_put_le32(r + XP_SF_PATH, is.path);
 			xp_put_le32(r + XP_SF_FLINE, nline);
 			xp_put_le32(r + XP_SF_NLINE, is.n_lines);
 			nline += is.n_lines;
+			continue;
+		}
+		if (F->inorder[sf] && is.n_lines > 0) {
+			put_run_of(o, F, &is, t, &nref);
 			continue;
 		}
 		for (uint32_t k = 0; k < is.n_lines; k++) {
