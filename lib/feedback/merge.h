@@ -539,6 +539,29 @@ void xp_merge_put_vpvals(recout *o, const uint32_t *sid, const vrec *vr,
 void xp_merge_put_run(recout *o, xp_seckind kind, uint32_t n);
 
 /*
+ * How the directory entries of a result are made (xp_merge_put_entry,
+ * merge_write.c): the strings as they are (nstr offsets, strbytes bytes),
+ * the tables of object file, program and source file sections by their
+ * writers (ctx given to them), the runs from the numbers of sections,
+ * the indexes from n (records per table) and pidx (IDX_PROCS when not
+ * 0..n-1).
+ */
+typedef struct {
+	const unsigned char *stroff;
+	const char *strtab;
+	uint32_t nstr, strbytes;
+	void (*objfiles)(recout *o, void *ctx, xp_table t);
+	void (*programs)(recout *o, void *ctx, xp_table t);
+	void (*srcfiles)(recout *o, void *ctx, xp_table t);
+	void *ctx;
+	uint32_t nof, npg, nsf;
+	const uint64_t *n;
+	const uint32_t *pidx;
+} tables;
+
+void xp_merge_put_entry(recout *o, const tables *T, unsigned e);
+
+/*
  * A result ready to be written (merge_write.c): its shape, its object
  * files (the path of the one, when there is one), and put, which makes
  * the bytes of each directory entry; release frees ctx.

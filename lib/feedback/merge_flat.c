@@ -656,8 +656,9 @@ static void put_proc_recs(recout *o, const flat *F, xp_table t,
 
 /* A table of the object file sections: each object file's record, or
  * the records of its procedures. */
-static void put_objfile_table(recout *o, flat *F, xp_table t)
+static void put_objfile_table(recout *o, void *ctx, xp_table t)
 {
+	flat *F = ctx;
 	const xp_fb *fb = F->fb;
 	cursor c = {{0}};
 	for (uint32_t i = 0, pk = 0; i < F->nof; i++) {
@@ -707,8 +708,9 @@ static uint32_t objfile_of(const flat *F, uint32_t path)
 }
 
 /* A table of the program sections; the stats are the last ones. */
-static void put_program_table(recout *o, flat *F, xp_table t)
+static void put_program_table(recout *o, void *ctx, xp_table t)
 {
+	flat *F = ctx;
 	const xp_fb *fb = F->fb;
 	const key *kk = F->scratch;
 	uint32_t st = (uint32_t)F->n[XP_T_STATS], nref = 0, ncd = 0;
@@ -813,8 +815,9 @@ static void put_run_of(recout *o, const flat *F, const xp_srcfile *is,
 }
 
 /* A table of the source file sections. */
-static void put_srcfile_table(recout *o, flat *F, xp_table t)
+static void put_srcfile_table(recout *o, void *ctx, xp_table t)
 {
+	flat *F = ctx;
 	const xp_fb *fb = F->fb;
 	uint32_t nline = 0, nref = 0;
 	for (uint32_t i = 0; i < fb->n[XP_T_SRCFILES]; i++) {
@@ -857,56 +860,13 @@ static void put_flat(void *ctx, unsigned e, recout *o)
 {
 	flat *F = ctx;
 	const xp_fb *fb = F->fb;
-	if (e == XP_DBE_STROFFS) {
-		xp_merge_out_copy(o, fb->stroff, (size_t)fb->nstr * 4, 4);
-		return;
-	}
-	if (e == XP_DBE_STRINGS) {
-		xp_merge_out_copy(o, fb->strtab, fb->strtab_len, 1);
-		return;
-	}
-	xp_table t = (xp_table)(e - XP_DBE_TABLE0);
-	switch (t) {
-	case XP_T_RUNS:
-		xp_merge_put_run(o, XP_SEC_OBJFILE, F->nof);
-		xp_merge_put_run(o, XP_SEC_PROGRAM, F->npg);
-		xp_merge_put_run(o, XP_SEC_SRCFILE, fb->n[XP_T_SRCFILES]);
-		break;
-	case XP_T_STATS:
-		put_objfile_table(o, F, t);
-		put_program_table(o, F, t);
-		break;
-	case XP_T_OBJFILES:
-	case XP_T_PROCS:
-	case XP_T_COUNTERS:
-	case XP_T_VPS:
-	case XP_T_VPVALS:
-	case XP_T_BLOCKS:
-	case XP_T_EDGES:
-	case XP_T_TUPLES:
-		put_objfile_table(o, F, t);
-		break;
-	case XP_T_PROGRAMS:
-	case XP_T_OBJREFS:
-	case XP_T_COMDATS:
-		put_program_table(o, F, t);
-		break;
-	case XP_T_SRCFILES:
-	case XP_T_SRCLINES:
-	case XP_T_BLOCKREFS:
-		put_srcfile_table(o, F, t);
-		break;
-	case XP_T_IDX_OBJFILES:
-	case XP_T_IDX_PROCS:
-	case XP_T_IDX_PROGRAMS:
-	case XP_T_IDX_SRCFILES:
-		for (uint32_t i = 0; i < F->n[t]; i++)
-			xp_put_le32(orec(o, XP_RS_INDEX),
-			            t == XP_T_IDX_PROCS && F->pidx ? F->pidx[i] : i);
-		break;
-	case XP_T_COUNT_:
-		break;
-	}
+	xp_merge_put_entry(o,
+	                   &(tables){fb->stroff, fb->strtab, fb->nstr,
+	                             fb->strtab_len, put_objfile_table,
+	                             put_program_table, put_srcfile_table, F,
+	                             F->nof, F->npg, fb->n[XP_T_SRCFILES], F->n,
+	                             F->pidx},
+	                   e);
 }
 
 /*

@@ -685,20 +685,20 @@ static int make_lazy(xp_merger *m, tmpl *t, xp_fb *in, double weight,
 		goto fail;
 	}
 	memset(t->vheld, 0, in->n[XP_T_VPVALS]);
-	for (uint32_t o = 0; o < in->n[XP_T_OBJFILES]; o++) {
+	/* The procedures are in the order of their object files, the
+	 * order in which adding in notes them. */
+	for (uint32_t p = 0; p < in->n[XP_T_PROCS]; p++) {
+		xp_proc ip;
 		xp_objfile io;
-		xp_fb_objfile(in, o, &io);
-		for (uint32_t k = 0; k < io.n_procs; k++) {
-			xp_proc ip;
-			xp_fb_proc(in, io.first_proc + k, &ip);
-			if (ip.n_vps == 0)
-				continue;
-			if ((err = GROW(t->tv, t->tvcap, t->ntv + 1)))
-				goto fail;
-			t->tv[t->ntv++] = (tvproc){NONE, ip.first_vp, ip.n_vps,
-			                           ip.first_vpval,
-			                           io.n_values_per_vp, NULL};
-		}
+		xp_fb_proc(in, p, &ip);
+		if (ip.n_vps == 0)
+			continue;
+		xp_fb_objfile(in, ip.objfile, &io);
+		if ((err = GROW(t->tv, t->tvcap, t->ntv + 1)))
+			goto fail;
+		t->tv[t->ntv++] = (tvproc){NONE, ip.first_vp, ip.n_vps,
+		                           ip.first_vpval, io.n_values_per_vp,
+		                           NULL};
 	}
 	t->fb = in;
 	t->lazy = 1;

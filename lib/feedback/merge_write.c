@@ -151,8 +151,9 @@ static void put_proc(recout *o, const result *R, const aproc *p, uint32_t ofk,
 
 /* A table of the object file sections: each object file's record, or
  * the records of its procedures. */
-static void put_objfile_table(recout *o, const result *R, xp_table t)
+static void put_objfile_table(recout *o, void *ctx, xp_table t)
 {
+	const result *R = ctx;
 	const xp_merger *m = R->m;
 	cursor c = {{0}};
 	for (uint32_t i = 0, pk = 0; i < m->nof; i++) {
@@ -236,8 +237,9 @@ static void put_objfile_table(recout *o, const result *R, xp_table t)
 }
 
 /* A table of the program sections; the stats are the last ones. */
-static void put_program_table(recout *o, const result *R, xp_table t)
+static void put_program_table(recout *o, void *ctx, xp_table t)
 {
+	const result *R = ctx;
 	const xp_merger *m = R->m;
 	uint32_t st = (uint32_t)R->n[XP_T_STATS], nref = 0, ncd = 0;
 	for (uint32_t i = 0; i < m->npg; i++)
@@ -282,8 +284,9 @@ static void put_program_table(recout *o, const result *R, xp_table t)
 }
 
 /* A table of the source file sections. */
-static void put_srcfile_table(recout *o, const result *R, xp_table t)
+static void put_srcfile_table(recout *o, void *ctx, xp_table t)
 {
+	const result *R = ctx;
 	const xp_merger *m = R->m;
 	uint32_t nline = 0, nref = 0;
 	for (uint32_t i = 0; i < m->nsf; i++) {
@@ -324,26 +327,34 @@ static void put_srcfile_table(recout *o, const result *R, xp_table t)
 }
 
 /*
- * Writes every record of table t, in the order plan() settled.  The
- * indexes list a table's records in order of their string field (for
- * procedures, their object file's path first), which is the canonical
- * order itself: object files, programs and source files come by path,
- * procedures by object file and then name, and the result's strings are
- * numbered in byte order.  Only procedures put first for their unknown
- * source files (cmp_pr) need an index of their own (R->pidx).
+ * Writes every record of table t, in the order the result was planned
+ * in.  The indexes list a table's records in order of their string field
+ * (for procedures, their object file's path first), which is the
+ * canonical order itself: object files, programs and source files come
+ * by path, procedures by object file and then name, and the result's
+ * strings are numbered in byte order.  Only procedures put first for
+ * their unknown source files (cmp_pr) need an index of their own (pidx).
  */
-static void put_table(recout *o, const result *R, xp_table t)
+void xp_merge_put_entry(recout *o, const tables *T, unsigned e)
 {
-	const xp_merger *m = R->m;
+	if (e == XP_DBE_STROFFS) {
+		xp_merge_out_copy(o, T->stroff, (size_t)T->nstr * 4, 4);
+		return;
+	}
+	if (e == XP_DBE_STRINGS) {
+		xp_merge_out_copy(o, T->strtab, T->strbytes, 1);
+		return;
+	}
+	xp_table t = (xp_table)(e - XP_DBE_TABLE0);
 	switch (t) {
 	case XP_T_RUNS:
-		xp_merge_put_run(o, XP_SEC_OBJFILE, m->nof);
-		xp_merge_put_run(o, XP_SEC_PROGRAM, m->npg);
-		xp_merge_put_run(o, XP_SEC_SRCFILE, m->nsf);
+		xp_merge_put_run(o, XP_SEC_OBJFILE, T->nof);
+		xp_merge_put_run(o, XP_SEC_PROGRAM, T->npg);
+		xp_merge_put_run(o, XP_SEC_SRCFILE, T->nsf);
 		break;
 	case XP_T_STATS:
-		put_objfile_table(o, R, t);
-		put_program_table(o, R, t);
+		T->objfiles(o, T->ctx, t);
+		T->programs(o, T->ctx, t);
 		break;
 	case XP_T_OBJFILES:
 	case XP_T_PROCS:
@@ -353,25 +364,25 @@ static void put_table(recout *o, const result *R, xp_table t)
 	case XP_T_BLOCKS:
 	case XP_T_EDGES:
 	case XP_T_TUPLES:
-		put_objfile_table(o, R, t);
+		T->objfiles(o, T->ctx, t);
 		break;
 	case XP_T_PROGRAMS:
 	case XP_T_OBJREFS:
 	case XP_T_COMDATS:
-		put_program_table(o, R, t);
+		T->programs(o, T->ctx, t);
 		break;
 	case XP_T_SRCFILES:
 	case XP_T_SRCLINES:
 	case XP_T_BLOCKREFS:
-		put_srcfile_table(o, R, t);
+		T->srcfiles(o, T->ctx, t);
 		break;
 	case XP_T_IDX_OBJFILES:
 	case XP_T_IDX_PROCS:
 	case XP_T_IDX_PROGRAMS:
 	case XP_T_IDX_SRCFILES:
-		for (uint32_t i = 0; i < R->n[t]; i++)
+		for (uint32_t i = 0; i < T->n[t]; i++)
 			xp_put_le32(orec(o, XP_RS_INDEX), t == XP_T_IDX_PROCS &&
-			                                      R->pidx ? R->pidx[i] : i);
+			                                      T->pidx ? T->pidx[i] : i);
 		break;
 	case XP_T_COUNT_:
 		break;
@@ -382,12 +393,12 @@ static void put_table(recout *o, const result *R, xp_table t)
 static void put_result(void *ctx, unsigned e, recout *o)
 {
 	const result *R = ctx;
-	if (e == XP_DBE_STROFFS)
-		xp_merge_out_copy(o, R->stroff, (size_t)R->nstr * 4, 4);
-	else if (e == XP_DBE_STRINGS)
-		xp_merge_out_copy(o, R->strtab, R->strbytes, 1);
-	else
-		put_table(o, R, (xp_table)(e - XP_DBE_TABLE0));
+	xp_merge_put_entry(o,
+	                   &(tables){R->stroff, R->strtab, R->nstr, R->strbytes,
+	                             put_objfile_table, put_program_table,
+	                             put_srcfile_table, (void *)R, R->m->nof,
+	                             R->m->npg, R->m->nsf, R->n, R->pidx},
+	                   e);
 }
 
 static void free_result(void *ctx)

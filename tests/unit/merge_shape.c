@@ -573,6 +573,19 @@ static void put_input(inputs *in, const char *dir, const variant *v,
 	put_fb(in, dir, run_profile(v), as_text);
 }
 
+/* A new directory under $TMPDIR for a test's files, in dir; 0 (the
+ * test failed) when none can be made. */
+static int scratch_dir(char *dir, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, size, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
+	if (mkdtemp(dir))
+		return 1;
+	printf("FAIL mkdtemp: %s\n", strerror(errno));
+	unit_failed_checks++;
+	return 0;
+}
+
 /*
  * The result of merging the inputs of in by path that are not bad (bad:
  * a mask): each refused, the merger going on as it was.  NULL when a
@@ -610,14 +623,9 @@ static char *merge_skipping(const inputs *in, unsigned bad)
  */
 static void test_late_refusal(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[256];
-	snprintf(dir, sizeof dir, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		printf("FAIL mkdtemp: %s\n", strerror(errno));
-		unit_failed_checks++;
+	if (!scratch_dir(dir, sizeof dir))
 		return;
-	}
 	for (int round = 0; round < 40; round++) {
 		inputs in;
 		memset(&in, 0, sizeof in);
@@ -662,14 +670,9 @@ static void test_late_refusal(void)
 
 static void test_merger(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[256];
-	snprintf(dir, sizeof dir, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		printf("FAIL mkdtemp: %s\n", strerror(errno));
-		unit_failed_checks++;
+	if (!scratch_dir(dir, sizeof dir))
 		return;
-	}
 	unsigned delta_runs = 0;
 	for (int round = 0; round < 400; round++) {
 		inputs in;
@@ -941,14 +944,9 @@ static int flat_result(const inputs *in, const xp_merge_opts *o)
  */
 static void test_one_layout(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[256];
-	snprintf(dir, sizeof dir, "%s/merge_shape.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		printf("FAIL mkdtemp: %s\n", strerror(errno));
-		unit_failed_checks++;
+	if (!scratch_dir(dir, sizeof dir))
 		return;
-	}
 	unsigned flat = 0;
 	for (int round = 0; round < 400; round++) {
 		inputs in;
