@@ -542,7 +542,8 @@ typedef struct {
 	unsigned char *buf;
 	size_t cap;
 	uint64_t start, end;  /* the file's bytes the buffer holds */
-	int err;              /* errno of a failed read, or EIO at its end */
+	int err;              /* errno of a failed read, or -1 when the file
+	                         ended before the bytes asked for */
 } xp_win;
 
 static inline void xp_win_init(xp_win *w, int fd, unsigned char *buf,

@@ -165,7 +165,7 @@ const unsigned char *xp_win_get_slow(xp_win *w, uint64_t from, uint64_t to)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			w->err = k < 0 ? errno : EIO;
+			w->err = k < 0 ? errno : -1;
 			w->start = w->end = 0;
 			return NULL;
 		}

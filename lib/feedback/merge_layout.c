@@ -797,10 +797,11 @@ static xp_err add_by_window(xp_merger *m, xp_input *input, double weight,
 	*done = 1;
 	if (!err)
 		err = add_like(m, t, &s, weight, name, d, tot, &e);
-	if (err == XP_E_IO)
+	if (err == XP_E_IO && w.err > 0)
 		xp_diag_file(d, err, name, "cannot read: %s", strerror(w.err));
-	else if (err == XP_E_INVAL)
-		xp_diag_file(d, err, name, "changed while it was read");
+	else if (err == XP_E_IO || err == XP_E_INVAL)
+		xp_diag_file(d, XP_E_IO, name,
+		             "file changed while it was being read");
 	if (err) {
 		m->failed = 1;
 		return err;
