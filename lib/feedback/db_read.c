@@ -981,6 +981,8 @@ typedef struct {
 	int proc_values;       /* a VP_PROC value differs from like's */
 	int checked;           /* the file passed every check too: its
 	                          checksum and VPVALS need no look */
+	xp_fb *sum;            /* the profile being read, whose sum of
+	                          counts is added up, or NULL */
 } vvstate;
 
 /*
@@ -1153,7 +1155,8 @@ static int step(const unsigned char *a, const xp_fb *like, uint64_t from,
 	case XP_T_STATS:
 		return xp_same_but_u64(a, b, n, XP_RS_STAT, XP_ST_VALUE);
 	case XP_T_COUNTERS:
-		add_counts(r->fb, a, n);
+		if (vs->sum)
+			add_counts(vs->sum, a, n);
 		return xp_same_but_u64(a, b, n, XP_RS_COUNTER, XP_CN_VALUE);
 	case XP_T_VPVALS:
 		return vs->checked ||
@@ -1195,7 +1198,7 @@ static int same_shape(const rd *r, const xp_fb *like, const bytes_of *f,
 	crc = xp_crc32c(crc, zero4, 4);
 	crc = xp_crc32c(crc, a + XP_DBH_CRC + 4, XP_DB_DIR_END - XP_DBH_CRC - 4);
 	uint64_t pos = XP_DB_DIR_END;
-	vvstate vs = {like, NULL, 0, checked};
+	vvstate vs = {like, NULL, 0, checked, r ? r->fb : NULL};
 	for (unsigned e = 0; e < XP_DB_NENTRIES; e++) {
 		uint64_t off = xp_get_le64(b + dirfield(e, XP_DBE_OFFSET));
 		uint64_t end = off + xp_db_entry_recsize(e) *
