@@ -461,51 +461,6 @@ static xp_err msort(uint32_t *a, size_t n, cmp_fn cmp, const void *ctx)
 	return XP_E_OK;
 }
 
-/* An item to sort by a 64-bit key, and its index. */
-typedef struct {
-	uint64_t key;
-	uint32_t i;
-} keyed;
-
-/*
- * Sorts a[0..n) by key, stably, with room for n more items in tmp: an
- * insertion sort for a few, else a radix sort of eight bits a pass that
- * skips the passes over bits that every key has alike.
- */
-static void sort_keyed(keyed *a, keyed *tmp, size_t n)
-{
-	if (n < 64) {
-		for (size_t i = 1; i < n; i++) {
-			keyed x = a[i];
-			size_t j = i;
-			for (; j > 0 && a[j - 1].key > x.key; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	keyed *from = a, *to = tmp;
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = {0};
-		for (size_t i = 0; i < n; i++)
-			count[from[i].key >> shift & 255]++;
-		if (count[from[0].key >> shift & 255] == n)
-			continue;
-		for (size_t b = 0, pos = 0; b < 256; b++) {
-			size_t c = count[b];
-			count[b] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[count[from[i].key >> shift & 255]++] = from[i];
-		keyed *t = from;
-		from = to;
-		to = t;
-	}
-	if (from != a)
-		memcpy(a, from, n * sizeof *a);
-}
-
 /* Bytes d to d + 7 of string id, big-endian, zeros past its end. */
 static uint64_t str_chunk(const xp_strpool *sp, uint32_t id, size_t d)
 {
@@ -527,7 +482,7 @@ static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
 #define STR_DEPTH 64
 
 /*
- * Sorts the strings a[].i of sp, all the same in their first d bytes, in
+ * Sorts the strings a[].val of sp, all the same in their first d bytes, in
  * byte order (xp_strpool_cmp), tmp holding room for as many: by their
  * next eight bytes, then each run that has those bytes alike by the
  * eight after them, and so on.  Each level reads a string's bytes once,
@@ -535,16 +490,18 @@ static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
  * comparison.  A run in which a string ends (or holds NUL bytes) is
  * compared whole.
  */
-static xp_err sort_strings(const xp_strpool *sp, keyed *a, keyed *tmp,
+static xp_err sort_strings(const xp_strpool *sp, xp_kv *a, xp_kv *tmp,
                            size_t n, size_t d)
 {
 	for (size_t i = 0; i < n; i++)
-		a[i].key = str_chunk(sp, a[i].i, d);
-	sort_keyed(a, tmp, n);
+		a[i].key = str_chunk(sp, (uint32_t)a[i].val, d);
+	xp_err serr = xp_sort_kv(a, n);
+	if (serr)
+		return serr;
 	for (size_t i = 0, j; i < n; i = j) {
-		int ends = xp_strpool_len(sp, a[i].i) <= d + 8;
+		int ends = xp_strpool_len(sp, (uint32_t)a[i].val) <= d + 8;
 		for (j = i + 1; j < n && a[j].key == a[i].key; j++)
-			ends |= xp_strpool_len(sp, a[j].i) <= d + 8;
+			ends |= xp_strpool_len(sp, (uint32_t)a[j].val) <= d + 8;
 		if (j - i < 2)
 			continue;
 		if (!ends && d < STR_DEPTH) {
@@ -555,12 +512,12 @@ static xp_err sort_strings(const xp_strpool *sp, keyed *a, keyed *tmp,
 		}
 		uint32_t *ids = (uint32_t *)tmp;
 		for (size_t k = i; k < j; k++)
-			ids[k - i] = a[k].i;
+			ids[k - i] = (uint32_t)a[k].val;
 		xp_err err = msort(ids, j - i, cmp_str, sp);
 		if (err)
 			return err;
 		for (size_t k = i; k < j; k++)
-			a[k].i = ids[k - i];
+			a[k].val = ids[k - i];
 	}
 	return XP_E_OK;
 }
@@ -568,15 +525,15 @@ static xp_err sort_strings(const xp_strpool *sp, keyed *a, keyed *tmp,
 /* Sorts the strings ids[0..n) of sp in byte order. */
 static xp_err sort_ids(const xp_strpool *sp, uint32_t *ids, size_t n)
 {
-	keyed *a = malloc((n + 1) * sizeof *a);
-	keyed *tmp = malloc((n + 1) * sizeof *tmp);
+	xp_kv *a = malloc((n + 1) * sizeof *a);
+	xp_kv *tmp = malloc((n + 1) * sizeof *tmp);
 	xp_err err = XP_E_NOMEM;
 	if (a && tmp) {
 		for (size_t i = 0; i < n; i++)
-			a[i].i = ids[i];
+			a[i].val = ids[i];
 		if ((err = sort_strings(sp, a, tmp, n, 0)) == XP_E_OK)
 			for (size_t i = 0; i < n; i++)
-				ids[i] = a[i].i;
+				ids[i] = (uint32_t)a[i].val;
 	}
 	XP_FREE(a, tmp);
 	return err;
@@ -1328,20 +1285,20 @@ static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field,
 	if (!xp_buf_grow(ib, (size_t)n * 4 + 4))
 		return XP_E_NOMEM;
 	uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
-	keyed *a = malloc(((size_t)n + 1) * sizeof *a);
-	keyed *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+	xp_kv *a = malloc(((size_t)n + 1) * sizeof *a);
 	xp_err err = XP_E_NOMEM;
-	if (!ids || !a || !tmp)
+	if (!ids || !a)
 		goto out;
 	/* By key, and records of equal keys in their order. */
 	idxctx c = {b, t, field};
 	for (uint32_t i = 0; i < n; i++) {
 		a[i].key = idx_key(&c, i);
-		a[i].i = i;
+		a[i].val = i;
 	}
-	sort_keyed(a, tmp, n);
+	if ((err = xp_sort_kv(a, n)) != XP_E_OK)
+		goto out;
 	for (uint32_t i = 0; i < n; i++)
-		ids[i] = a[i].i;
+		ids[i] = (uint32_t)a[i].val;
 	err = unique_keys(b, &c, ids, n, strtab, stroff);
 	if (!err) {
 		for (uint32_t i = 0; i < n; i++)
@@ -1350,7 +1307,7 @@ static xp_err build_index(xp_fbb *b, xp_table idx, xp_table t, unsigned field,
 		b->n[idx] = n;
 	}
 out:
-	XP_FREE(ids, a, tmp);
+	XP_FREE(ids, a);
 	return err;
 }
 
