@@ -66,14 +66,10 @@ typedef struct {
 	uint32_t cap, n, gen;
 } u32map;
 
-static uint32_t hash32(uint32_t x)
+/* The slot of key in a table of mask + 1 entries. */
+static uint32_t slot(uint32_t key, uint32_t mask)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
+	return (uint32_t)xp_mix64(key) & mask;
 }
 
 static void map_free(u32map *m)
@@ -98,7 +94,7 @@ static int map_grow(u32map *m)
 	for (uint32_t i = 0; i < m->cap; i++) {
 		if (m->t[i].gen != m->gen || m->gen == 0)
 			continue;
-		uint32_t k = hash32(m->t[i].key) & (ncap - 1);
+		uint32_t k = slot(m->t[i].key, ncap - 1);
 		while (nt[k].gen == gen)
 			k = (k + 1) & (ncap - 1);
 		nt[k] = m->t[i];
@@ -119,7 +115,7 @@ static int map_add(u32map *m, uint32_t key, uint32_t val, uint32_t *old)
 			return -1;
 	}
 	uint32_t mask = m->cap - 1;
-	uint32_t k = hash32(key) & mask;
+	uint32_t k = slot(key, mask);
 	while (m->t[k].gen == m->gen) {
 		if (m->t[k].key == key) {
 			*old = m->t[k].val;
@@ -139,7 +135,7 @@ static int map_get(const u32map *m, uint32_t key, uint32_t *val)
 	if (m->gen == 0 || m->n == 0)
 		return 0;
 	uint32_t mask = m->cap - 1;
-	uint32_t k = hash32(key) & mask;
+	uint32_t k = slot(key, mask);
 	while (m->t[k].gen == m->gen) {
 		if (m->t[k].key == key) {
 			*val = m->t[k].val;
