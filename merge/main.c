@@ -69,7 +69,7 @@ static const char options_text[] =
 	"  -a, --accumulate       add the inputs into OUT under its lock\n"
 	"  -q, --quiet            print no warnings\n"
 	"  -j, --jobs=N           merge feedback on N threads (default: the\n"
-	"                         online CPUs)\n"
+	"                         CPUs it may run on)\n"
 	"  --text                 write a canonical feedback text\n"
 	"  --mode=sum|max|min     how the weighted counts combine (default sum)\n"
 	"  --mismatch=error|skip|warn\n"
