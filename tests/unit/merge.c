@@ -176,11 +176,12 @@ static char *result_text(xp_merger *m, xp_diags *d, size_t *warnings)
 /*
  * The merge of n profiles as xprof_merge -j runs it: the first input
  * goes to one merger, the others are shared out over jobs mergers made
- * like it (round robin, or in contiguous runs when runs is set), and the
- * first absorbs the others in turn.
+ * like it (share 0: round robin, 1: in contiguous runs, 2: scattered as
+ * threads that take whatever input comes when they are free may get
+ * them), and the first absorbs the others in turn.
  */
 static char *split_text(xp_fb **in, const double *w, int n,
-                        const xp_merge_opts *o, int jobs, int runs)
+                        const xp_merge_opts *o, int jobs, int share)
 {
 	xp_merger *m[MAXJOBS] = {xp_merger_new(o)};
 	xp_diags *d = xp_diags_new(1000);
@@ -188,7 +189,10 @@ static char *split_text(xp_fb **in, const double *w, int n,
 	for (int k = 1; k < jobs; k++)
 		CHECK((m[k] = xp_merger_new_like(m[0])) != NULL);
 	for (int i = 1; i < n; i++) {
-		int k = runs ? (i - 1) * jobs / (n - 1) : (i - 1) % jobs;
+		int k = share == 0 ? (i - 1) % jobs
+		      : share == 1 ? (i - 1) * jobs / (n - 1)
+		      : (int)((((uint64_t)i * 0x9e3779b97f4a7c15u) >> 40) %
+		              (unsigned)jobs);
 		CHECK(xp_merger_add(m[k], in[i], w ? w[i] : 1, "in", d) ==
 		      XP_E_OK);
 	}
@@ -220,8 +224,8 @@ static char *merge_text(xp_fb **in, const double *w, int n,
 	xp_merger_free(m);
 	xp_diags_free(d);
 	for (int jobs = 2; jobs <= MAXJOBS && jobs < n + 1; jobs++)
-		for (int runs = 0; runs < 2; runs++) {
-			char *t = split_text(in, w, n, o, jobs, runs);
+		for (int share = 0; share < 3; share++) {
+			char *t = split_text(in, w, n, o, jobs, share);
 			CHECK_STR(t, txt);
 			free(t);
 		}
