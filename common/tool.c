@@ -226,6 +226,32 @@ void tool_tab_row(tool_table *t, const char *const *cells)
 	t->nrows++;
 }
 
+void tool_tab_widen(size_t *w, int ncols, const char *const *cells)
+{
+	for (int i = 0; i < ncols; i++) {
+		size_t l = strlen(cells[i]);
+		if (l > w[i])
+			w[i] = l;
+	}
+}
+
+void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
+                   const char *const *cells)
+{
+	fputs(" ", f);
+	for (int i = 0; i < ncols; i++) {
+		const char *s = cells[i];
+		int left = i >= ncols - nleft;
+		if (i == ncols - 1 && left)
+			fprintf(f, " %s", s);
+		else if (left)
+			fprintf(f, " %-*s", (int)w[i], s);
+		else
+			fprintf(f, " %*s", (int)w[i], s);
+	}
+	fputc('\n', f);
+}
+
 int tool_tab_print(const tool_table *t, FILE *f)
 {
 	size_t w[TOOL_TAB_MAXCOLS] = {0};
@@ -233,25 +259,11 @@ int tool_tab_print(const tool_table *t, FILE *f)
 	if (t->failed)
 		return -1;
 	for (size_t r = 0; r < t->nrows; r++)
-		for (int i = 0; i < t->ncols; i++) {
-			size_t l = strlen(t->cells[r * (size_t)t->ncols + (size_t)i]);
-			if (l > w[i])
-				w[i] = l;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(" ", f);
-		for (int i = 0; i < t->ncols; i++) {
-			const char *s = t->cells[r * (size_t)t->ncols + (size_t)i];
-			int left = i >= t->ncols - t->nleft;
-			if (i == t->ncols - 1 && left)
-				fprintf(f, " %s", s);
-			else if (left)
-				fprintf(f, " %-*s", (int)w[i], s);
-			else
-				fprintf(f, " %*s", (int)w[i], s);
-		}
-		fputc('\n', f);
-	}
+		tool_tab_widen(w, t->ncols,
+		               (const char *const *)t->cells + r * (size_t)t->ncols);
+	for (size_t r = 0; r < t->nrows; r++)
+		tool_tab_line(f, w, t->ncols, t->nleft,
+		              (const char *const *)t->cells + r * (size_t)t->ncols);
 	return 0;
 }
 

@@ -118,6 +118,15 @@ void tool_tab_row(tool_table *t, const char *const *cells);
 int tool_tab_print(const tool_table *t, FILE *f);
 void tool_tab_free(tool_table *t);
 
+/*
+ * The same lines without keeping the rows, for tables too long to hold:
+ * a first pass over the rows widens w (ncols widths, from 0) to each
+ * row's cells, and a second prints each row as it comes.
+ */
+void tool_tab_widen(size_t *w, int ncols, const char *const *cells);
+void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
+                   const char *const *cells);
+
 /* Room for any number the tools format. */
 #define TOOL_FMTLEN 48
 

@@ -235,34 +235,51 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 	return 0;
 }
 
-static int print_one_sided(const report *r, int side_a)
+/*
+ * The procedures only in A (side_a) or only in B, as counter_rows()
+ * prints the differing counters: widths (w) first, then the lines.  The
+ * number of rows.
+ */
+static long one_sided_rows(const report *r, int side_a, size_t *w,
+                           int print)
 {
-	tool_table t;
+	static const char *const head[] = {"sum", "counters", "object file",
+	                                   "procedure"};
 	char b1[FMTLEN], b2[FMTLEN];
-	size_t rows = 0;
+	long rows = 0;
 
-	/* The whole profile has the bits of everything in it. */
-	if (!(xp_cmp_total(r->c)->diff & XP_CMP_PROCS))
-		return 0;
-	tool_tab_init(&t, 4, 2);
-	tool_tab_row(&t, (const char *const[]){"sum", "counters", "object file",
-	                                  "procedure"});
 	for (size_t i = 0; i < xp_cmp_n_procs(r->c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(r->c, i);
 		if (side_a ? !(e->in_a && !e->in_b) : !(e->in_b && !e->in_a))
 			continue;
-		tool_tab_row(&t, (const char *const[]){
+		if (print && rows == 0) {
+			fprintf(r->f, "\nProcedures only in %s:\n",
+			        side_a ? "A" : "B");
+			tool_tab_line(r->f, w, 4, 2, head);
+		}
+		const char *const cells[] = {
 			tool_fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
 			tool_fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
-			e->objfile, e->name});
+			e->objfile, e->name};
+		if (print)
+			tool_tab_line(r->f, w, 4, 2, cells);
+		else
+			tool_tab_widen(w, 4, cells);
 		rows++;
 	}
-	if (rows > 0) {
-		fprintf(r->f, "\nProcedures only in %s:\n", side_a ? "A" : "B");
-		tool_tab_print(&t, r->f);
-	}
-	tool_tab_free(&t);
-	return t.failed ? -1 : 0;
+	if (!print)
+		tool_tab_widen(w, 4, head);
+	return rows;
+}
+
+static void print_one_sided(const report *r, int side_a)
+{
+	size_t w[4] = {0};
+
+	/* The whole profile has the bits of everything in it. */
+	if (xp_cmp_total(r->c)->diff & XP_CMP_PROCS &&
+	    one_sided_rows(r, side_a, w, 0) > 0)
+		one_sided_rows(r, side_a, w, 1);
 }
 
 /* The head of the text report: names, result, overlap, sums, counts. */
@@ -445,17 +462,20 @@ static void print_others(const report *r)
 	}
 }
 
-/* -v: every differing counter.  Returns -1 out of memory. */
-static int print_counters(const report *r)
+/*
+ * -v's rows: every differing counter, by procedure.  Without print, the
+ * widths of the columns are taken (w); with it, the lines are printed.
+ * Two passes, so that no row is kept: a profile can have millions.  The
+ * number of rows, or -1 out of memory.
+ */
+static long counter_rows(const report *r, size_t *w, int print)
 {
+	static const char *const head[] = {"counter", "A", "B", "change",
+	                                   "object file", "procedure"};
 	const xp_cmp *c = r->c;
 	char b0[FMTLEN], b1[FMTLEN], b2[FMTLEN], b3[FMTLEN];
-	tool_table t;
-	size_t rows = 0;
+	long rows = 0;
 
-	tool_tab_init(&t, 6, 2);
-	tool_tab_row(&t, (const char *const[]){"counter", "A", "B", "change",
-	                                  "object file", "procedure"});
 	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
 		xp_cmp_counter *v;
@@ -463,37 +483,53 @@ static int print_counters(const report *r)
 
 		if (e->in_a && e->in_b && !(e->diff & XP_CMP_COUNTERS))
 			continue;
-		if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK) {
-			tool_tab_free(&t);
+		if (xp_cmp_counters(c, i, &v, &n) != XP_E_OK)
 			return -1;
-		}
 		for (size_t j = 0; j < n; j++) {
 			if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
 				continue;
+			if (print && rows == 0) {
+				fprintf(r->f, "\nDiffering counters:\n");
+				tool_tab_line(r->f, w, 6, 2, head);
+			}
 			snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
-			tool_tab_row(&t, (const char *const[]){
+			const char *const cells[] = {
 				b0, v[j].in_a ? tool_fmt_u64(b1, v[j].a) : "-",
 				v[j].in_b ? tool_fmt_u64(b2, v[j].b) : "-",
 				fmt_change(b3, v[j].a, v[j].b), e->objfile,
-				e->name});
+				e->name};
+			if (print)
+				tool_tab_line(r->f, w, 6, 2, cells);
+			else
+				tool_tab_widen(w, 6, cells);
 			rows++;
 		}
 		free(v);
 	}
-	if (rows > 0) {
-		fprintf(r->f, "\nDiffering counters:\n");
-		tool_tab_print(&t, r->f);
-	}
-	tool_tab_free(&t);
-	return t.failed ? -1 : 0;
+	if (!print)
+		tool_tab_widen(w, 6, head);
+	return rows;
+}
+
+/* -v: every differing counter.  Returns -1 out of memory. */
+static int print_counters(const report *r)
+{
+	size_t w[6] = {0};
+	long rows = counter_rows(r, w, 0);
+
+	if (rows > 0)
+		rows = counter_rows(r, w, 1);
+	return rows < 0 ? -1 : 0;
 }
 
 static int print_text(const report *r)
 {
 	print_head(r);
-	if (print_objfiles(r) != 0 ||
-	    print_one_sided(r, 1) != 0 || print_one_sided(r, 0) != 0 ||
-	    print_signatures(r) != 0 ||
+	if (print_objfiles(r) != 0)
+		return -1;
+	print_one_sided(r, 1);
+	print_one_sided(r, 0);
+	if (print_signatures(r) != 0 ||
 	    print_top(r, XP_RANK_ABSOLUTE, "Largest absolute changes") != 0 ||
 	    print_top(r, XP_RANK_RELATIVE, "Largest relative changes") != 0 ||
 	    print_top(r, XP_RANK_OVERLAP, "Lowest overlaps") != 0)
