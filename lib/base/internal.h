@@ -190,6 +190,14 @@ xp_err xp_sort_records(void *base, size_t n, size_t size, const size_t *key,
  */
 xp_err xp_sort_keyed(void *base, size_t n, size_t size, size_t key,
                      int (*cmp)(const void *, const void *));
+/*
+ * Sorts the n indices of v by cmp(ctx, a, b) (negative, 0 or positive),
+ * equal ones in the order they had: a merge sort, linear on indices
+ * already in order, through tmp (room for n) (sort.c).
+ */
+void xp_sort_idx(size_t *v, size_t *tmp, size_t n,
+                 int (*cmp)(const void *ctx, size_t a, size_t b),
+                 const void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Interned strings (strpool.c)                                        */

@@ -10,7 +10,8 @@
  * that addresses within a few megabytes of each other take two passes.
  * Like every LSD radix sort it is stable: equal keys keep their order.
  * Records of several key fields are sorted by each field in turn, the
- * least significant first.
+ * least significant first.  Orders that no key expresses (gprof's, of
+ * doubles and counts) take a merge sort of indices.
  */
 #include "base/internal.h"
 
@@ -211,4 +212,25 @@ out:
 	free(kv);
 	free(t);
 	return err;
+}
+
+void xp_sort_idx(size_t *v, size_t *tmp, size_t n,
+                 int (*cmp)(const void *ctx, size_t a, size_t b),
+                 const void *ctx)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	xp_sort_idx(v, tmp, h, cmp, ctx);
+	xp_sort_idx(v + h, tmp, n - h, cmp, ctx);
+	if (cmp(ctx, v[h - 1], v[h]) <= 0)
+		return;
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp(ctx, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
 }

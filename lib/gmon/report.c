@@ -43,6 +43,7 @@ typedef struct {
 	long top_order;           /* 0: not visited, -1: busy */
 	size_t cyc_head;          /* index of its cycle's head, or itself */
 	size_t cyc_next;          /* next member, SIZE_MAX */
+	size_t cyc_tail;          /* of a head: its cycle's last member */
 	int is_cycle_hdr;
 } sym_t;
 
@@ -51,6 +52,10 @@ typedef struct {
 	size_t n;
 	arc_t *a;
 	size_t na, cap;
+	/* The arcs by parent and child (parent * n + child), an open
+	 * addressing table of mask + 1 slots holding arc index + 1. */
+	uint64_t *arc_keys;
+	size_t *arc_slot, arc_mask;
 	size_t *stack;            /* dfn stack, 1-based */
 	size_t depth;
 	long counter;
@@ -196,7 +201,7 @@ static xp_err build_symtab(graph *gr, xp_sym *sym)
 		s->f.end = i + 1 < k ? gr->s[i + 1].f.addr - 1 : max_vma;
 		s->scaled = s->f.addr / 2;
 		s->children = s->parents = NONE;
-		s->cyc_head = i;
+		s->cyc_head = s->cyc_tail = i;
 		s->cyc_next = NONE;
 		for (size_t e = 0; excluded_names[e] != NULL; e++)
 			if (strcmp(s->f.name, excluded_names[e]) == 0)
@@ -347,20 +352,47 @@ static void assign_samples(graph *gr, const hist_t *r, double scale,
 /* Arcs and the call graph                                             */
 /* ------------------------------------------------------------------ */
 
+/* Room in the arc table for narcs arcs, at most half full. */
+static xp_err arc_table(graph *gr, size_t narcs)
+{
+	size_t slots = 16;
+	while (slots / 2 < narcs) {
+		if (slots > SIZE_MAX / 4 / sizeof *gr->arc_keys)
+			return XP_E_NOMEM;
+		slots *= 2;
+	}
+	gr->arc_keys = malloc(slots * sizeof *gr->arc_keys);
+	gr->arc_slot = calloc(slots, sizeof *gr->arc_slot);
+	if (!gr->arc_keys || !gr->arc_slot)
+		return XP_E_NOMEM;
+	gr->arc_mask = slots - 1;
+	return XP_E_OK;
+}
+
+/*
+ * Adds count to the arc from parent to child, made (first in both lists,
+ * as gprof prepends) when it is new.  gprof finds an arc by walking the
+ * parent's children, which costs as many steps as the parent has callees
+ * for every arc of a function that calls many; the table finds it at
+ * once, and the lists come out as gprof's.
+ */
 static xp_err arc_add(graph *gr, size_t parent, size_t child, uint64_t count)
 {
 	arc_t *x;
+	uint64_t key = (uint64_t)parent * gr->n + child;
+	size_t h = (size_t)xp_mix64(key) & gr->arc_mask;
 
-	for (size_t i = gr->s[parent].children; i != NONE;
-	     i = gr->a[i].next_child) {
-		if (gr->a[i].child == child) {
-			gr->a[i].count += count;
+	for (; gr->arc_slot[h] != 0; h = (h + 1) & gr->arc_mask) {
+		if (gr->arc_keys[h] == key) {
+			gr->a[gr->arc_slot[h] - 1].count += count;
 			return XP_E_OK;
 		}
 	}
 	if (xp_grow(&gr->a, &gr->cap, gr->na,
 	            sizeof *gr->a) != XP_E_OK)
 		return XP_E_NOMEM;
+	gr->arc_keys[h] = key;
+	gr->arc_slot[h] = gr->na + 1;
 	x = &gr->a[gr->na];
 	memset(x, 0, sizeof *x);
 	x->parent = parent;
@@ -388,12 +420,12 @@ static void find_cycle(graph *gr, size_t child)
 	}
 	if (top == 0 || top == gr->depth)
 		return;   /* not found (cannot happen), or a self call */
-	head = gr->stack[top];
-	for (tail = head; gr->s[tail].cyc_next != NONE;
-	     tail = gr->s[tail].cyc_next)
-		;
-	if (gr->s[head].cyc_head != head)
-		head = gr->s[head].cyc_head;
+	/* gprof walks to the end of the cycle of stack[top] here, which
+	 * costs the cycle's size at every arc back into it; its head keeps
+	 * its last member instead.  A member's head is always a head: a
+	 * cycle glommed into another has every member's head changed. */
+	head = gr->s[gr->stack[top]].cyc_head;
+	tail = gr->s[head].cyc_tail;
 	for (size_t i = top + 1; i <= gr->depth; ++i) {
 		size_t c = gr->stack[i];
 		if (gr->s[c].cyc_head == c) {
@@ -404,6 +436,7 @@ static void find_cycle(graph *gr, size_t child)
 				gr->s[gr->s[tail].cyc_next].cyc_head = head;
 		}
 	}
+	gr->s[head].cyc_tail = tail;
 }
 
 /* gprof's cg_dfn, with an explicit stack of (symbol, next arc). */
@@ -560,28 +593,39 @@ static int cmp_arc(const graph *gr, const arc_t *l, const arc_t *r)
 	return l->count < r->count ? -1 : l->count > r->count;
 }
 
+static int arc_up(const void *ctx, size_t a, size_t b)
+{
+	const graph *gr = ctx;
+	return cmp_arc(gr, &gr->a[a], &gr->a[b]);
+}
+
+static int arc_down(const void *ctx, size_t a, size_t b)
+{
+	return arc_up(ctx, b, a);
+}
+
 /*
- * gprof's insertion sorts of a symbol's parents (ascending) or children
- * (descending) into out[], from the list starting at head.
+ * A symbol's parents (ascending) or children (descending) into out[],
+ * from the list starting at head, in gprof's order.  gprof inserts each
+ * arc of the list before the first one it is not below (children) or not
+ * above (parents), which puts equal arcs in the reverse of the list's
+ * order: so does a stable sort of the list reversed, in n log n steps
+ * rather than gprof's n squared.  tmp has room for the list.
  */
 static size_t sort_arcs(const graph *gr, size_t head, int children,
-                        size_t *out)
+                        size_t *out, size_t *tmp)
 {
 	size_t n = 0;
 
 	for (size_t ai = head; ai != NONE;
-	     ai = children ? gr->a[ai].next_child : gr->a[ai].next_parent) {
-		size_t p = 0;
-		while (p < n) {
-			int c = cmp_arc(gr, &gr->a[ai], &gr->a[out[p]]);
-			if (children ? c != -1 : c != 1)
-				break;
-			p++;
-		}
-		memmove(&out[p + 1], &out[p], (n - p) * sizeof *out);
-		out[p] = ai;
-		n++;
+	     ai = children ? gr->a[ai].next_child : gr->a[ai].next_parent)
+		out[n++] = ai;
+	for (size_t i = 0; i < n / 2; i++) {
+		size_t t = out[i];
+		out[i] = out[n - 1 - i];
+		out[n - 1 - i] = t;
 	}
+	xp_sort_idx(out, tmp, n, children ? arc_down : arc_up, gr);
 	return n;
 }
 
@@ -596,6 +640,15 @@ static int member_greater(const sym_t *a, const sym_t *b)
 	if (at != bt)
 		return at > bt;
 	return ac > bc;
+}
+
+/* The members' order: the greater first. */
+static int member_down(const void *ctx, size_t a, size_t b)
+{
+	const graph *gr = ctx;
+	return member_greater(&gr->s[a], &gr->s[b])   ? -1
+	       : member_greater(&gr->s[b], &gr->s[a]) ? 1
+	                                              : 0;
 }
 
 static void inherit_flags(graph *gr, size_t child)
@@ -756,7 +809,7 @@ static void index_by_total(graph *gr, size_t ncyc, tot_t *tot)
 }
 
 /* Parents and children in print order, then the arcs. */
-static void fill_arcs(graph *gr, xp_gmon_analysis *a)
+static void fill_arcs(graph *gr, xp_gmon_analysis *a, size_t *tmp)
 {
 	size_t n = gr->n, k;
 
@@ -764,14 +817,14 @@ static void fill_arcs(graph *gr, xp_gmon_analysis *a)
 	for (size_t i = 0; i < n; i++) {
 		gr->s[i].f.first_parent = k;
 		gr->s[i].f.n_parents = sort_arcs(gr, gr->s[i].parents, 0,
-		                                 a->parent_arcs + k);
+		                                 a->parent_arcs + k, tmp);
 		k += gr->s[i].f.n_parents;
 	}
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		gr->s[i].f.first_child = k;
 		gr->s[i].f.n_children = sort_arcs(gr, gr->s[i].children, 1,
-		                                  a->child_arcs + k);
+		                                  a->child_arcs + k, tmp);
 		k += gr->s[i].f.n_children;
 	}
 	for (size_t i = 0; i < gr->na; i++) {
@@ -783,8 +836,9 @@ static void fill_arcs(graph *gr, xp_gmon_analysis *a)
 	}
 }
 
-/* Cycles and their members, sorted as gprof's sort_members. */
-static void fill_cycles(const graph *gr, xp_gmon_analysis *a)
+/* Cycles and their members, sorted as gprof's sort_members; tmp has
+ * room for every member. */
+static void fill_cycles(const graph *gr, xp_gmon_analysis *a, size_t *tmp)
 {
 	size_t n = gr->n, k = 0;
 
@@ -804,19 +858,11 @@ static void fill_cycles(const graph *gr, xp_gmon_analysis *a)
 		cy->print_flag = h->f.print_flag;
 		cy->first_member = first;
 		/* gprof inserts each member before the first one it is
-		 * greater than. */
-		m = h->cyc_next;
-		while (m != NONE) {
-			size_t next = gr->s[m].cyc_next, p = first;
-			while (p < k && !member_greater(&gr->s[m],
-			                                &gr->s[a->members[p]]))
-				p++;
-			memmove(&a->members[p + 1], &a->members[p],
-			        (k - p) * sizeof *a->members);
-			a->members[p] = m;
-			k++;
-			m = next;
-		}
+		 * greater than, which keeps equal members in the order of
+		 * the cycle's list: a stable sort of the list. */
+		for (m = h->cyc_next; m != NONE; m = gr->s[m].cyc_next)
+			a->members[k++] = m;
+		xp_sort_idx(a->members + first, tmp, k - first, member_down, gr);
 		cy->n_members = k - first;
 	}
 }
@@ -896,6 +942,7 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 	size_t n = gr->n;
 	tot_t *tot = NULL;
 	flat_t *fl = NULL;
+	size_t *tmp = NULL;
 	xp_err err = XP_E_NOMEM;
 
 	a->fns = calloc(n + 1, sizeof *a->fns);
@@ -908,22 +955,23 @@ static xp_err fill_result(graph *gr, size_t ncyc, xp_sym *sym,
 	a->flat = calloc(n + 1, sizeof *a->flat);
 	tot = calloc(n + ncyc + 1, sizeof *tot);
 	fl = calloc(n + 1, sizeof *fl);
+	tmp = malloc((gr->na > n ? gr->na : n) * sizeof *tmp + 1);
 	if (!a->fns || !a->arcs || !a->parent_arcs || !a->child_arcs ||
-	    !a->cycles || !a->members || !a->order || !a->flat || !tot || !fl)
+	    !a->cycles || !a->members || !a->order || !a->flat || !tot ||
+	    !fl || !tmp)
 		goto done;
 	a->n_fns = n;
 	a->n_arcs = gr->na;
 	a->n_cycles = ncyc;
 	index_by_total(gr, ncyc, tot);
-	fill_arcs(gr, a);
-	fill_cycles(gr, a);
+	fill_arcs(gr, a, tmp);
+	fill_cycles(gr, a, tmp);
 	fill_order(gr, tot, a);
 	fill_flat(gr, fl, a);
 	fill_fns(gr, sym, a);
 	err = XP_E_OK;
 done:
-	free(tot);
-	free(fl);
+	XP_FREE(tot, fl, tmp);
 	return err;
 }
 
@@ -958,6 +1006,8 @@ xp_err xp_gmon_analyze(const xp_gmon *g, xp_sym *sym, const char *name,
 			assign_samples(&gr, &h[i], a->hist_scale, &a->total_time);
 
 	/* Arcs, tallied in file order as gprof reads them. */
+	if ((err = arc_table(&gr, g->n_arcs)) != XP_E_OK)
+		goto fail;
 	for (size_t i = 0; i < g->n_arcs; i++) {
 		size_t p = lookup(&gr, g->arcs[i].from_pc);
 		size_t c = lookup(&gr, g->arcs[i].self_pc);
@@ -1046,7 +1096,7 @@ xp_err xp_gmon_analyze(const xp_gmon *g, xp_sym *sym, const char *name,
 fail:
 	for (size_t i = 0; i < nh; i++)
 		free(h[i].sample);
-	XP_FREE(h, gr.s, gr.a, gr.stack, work, topo);
+	XP_FREE(h, gr.s, gr.a, gr.arc_keys, gr.arc_slot, gr.stack, work, topo);
 	xp_gmon_analysis_free(a);
 	return err;
 }

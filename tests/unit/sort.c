@@ -6,7 +6,8 @@
  * keep their order), keys already sorted and the empty array; and the
  * sorts of records by two key fields and by a key field then a
  * comparison, records in any order and records already in order by the
- * first field (as a gmon.out lists its arcs).
+ * first field (as a gmon.out lists its arcs); and the merge sort of
+ * indices by a comparison, on the same records.
  */
 #include <stddef.h>
 
@@ -19,8 +20,18 @@ typedef struct {
 } rec;
 
 /* The sorts checked: xp_sort_kv by hi, xp_sort_records by hi and lo,
- * xp_sort_keyed by hi and then lo. */
-enum { KV, RECORDS, KEYED };
+ * xp_sort_keyed by hi and then lo, xp_sort_idx of indices by hi and lo. */
+enum { KV, RECORDS, KEYED, INDEX };
+
+/* Indices of records by (hi, lo), for xp_sort_idx. */
+static int cmp_idx(const void *ctx, size_t x, size_t y)
+{
+	const rec *a = (const rec *)ctx + x, *b = (const rec *)ctx + y;
+
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
 
 static int cmp_lo(const void *x, const void *y)
 {
@@ -40,6 +51,28 @@ static xp_err sort_as(int how, rec *a, size_t n)
 
 	if (how == RECORDS)
 		return xp_sort_records(a, n, sizeof *a, key, 2);
+	if (how == INDEX) {
+		size_t *ix = malloc((n + 1) * sizeof *ix);
+		size_t *tmp = malloc((n + 1) * sizeof *tmp);
+		rec *c = calloc(n + 1, sizeof *c);
+		if (!ix || !tmp || !c) {
+			free(ix);
+			free(tmp);
+			free(c);
+			return XP_E_NOMEM;
+		}
+		for (size_t i = 0; i < n; i++) {
+			ix[i] = i;
+			c[i] = a[i];
+		}
+		xp_sort_idx(ix, tmp, n, cmp_idx, c);
+		for (size_t i = 0; i < n; i++)
+			a[i] = c[ix[i]];
+		free(ix);
+		free(tmp);
+		free(c);
+		return XP_E_OK;
+	}
 	if (how == KEYED)
 		return xp_sort_keyed(a, n, sizeof *a, key[0], cmp_lo);
 	if ((v = malloc((n + 1) * sizeof *v)) == NULL)
@@ -152,7 +185,7 @@ static void test_sorted(void)
 
 static void test_records(void)
 {
-	for (int how = RECORDS; how <= KEYED; how++) {
+	for (int how = RECORDS; how <= INDEX; how++) {
 		check_as(how, 0, 0xff, 0, 0xff, 0, 21);
 		check_as(how, 30, 0x3, 0, 0x3, 0, 22);
 		check_as(how, 30, 0, 0, 0xffff, 0, 23);
