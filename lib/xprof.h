@@ -772,6 +772,9 @@ typedef struct {
 	/* An executable for merges that need symbols (gmon.out by
 	 * function, like gprof -s), or NULL. */
 	const char *exe;
+	/* exe's symbols when the caller opened them once for many merges
+	 * (xp_sym_open), or NULL: a merge that needs them opens exe. */
+	const struct xp_sym *exe_sym;
 	/* gmon.out: merge arcs by function (gprof -s) instead of by pc. */
 	int by_function;
 	/* CPU profiles: rescale to a common sampling period instead of

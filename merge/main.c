@@ -1325,13 +1325,13 @@ int main(int argc, char **argv)
 	r.m = xp_merger_new(&cl.mo);
 	r.man = xp_manifest_new(PROG, XP_VERSION_STRING);
 	d = xp_diags_new(MAX_DIAGS);
-	/* The executable's symbols once for every input compared with it;
-	 * when they cannot be read, each input says so as it opens.  (With
-	 * --gcda, -e names notes.) */
+	/* The executable's symbols once for every input compared with it
+	 * or merged by function; when they cannot be read, each input says
+	 * so as it opens.  (With --gcda, -e names notes.) */
 	if (cl.lo.exe && !cl.gcda) {
 		xp_diags *sd = xp_diags_new(MAX_DIAGS);
 		if (sd && xp_sym_open(cl.lo.exe, &exe_sym, sd) == XP_E_OK)
-			cl.lo.exe_sym = r.lo.exe_sym = exe_sym;
+			cl.lo.exe_sym = r.lo.exe_sym = r.pmo.exe_sym = exe_sym;
 		xp_diags_free(sd);
 	}
 	if (!r.m || !r.man || !d)

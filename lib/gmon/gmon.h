@@ -69,6 +69,12 @@ xp_err xp_gmon_read_text(const unsigned char *buf, size_t len,
                          void **out, xp_diags *d);
 xp_err xp_gmon_write_text(const void *m, xp_wbuf *w);
 
+/* The address ranges of the functions of gprof's symbol table of sym
+ * (report.c), by address: starts and inclusive ends, n of each, the
+ * caller's to free. */
+xp_err xp_gmon_fn_ranges(const xp_sym *sym, uint64_t **start,
+                         uint64_t **end, size_t *n);
+
 /* Merging (merge.c) and conversion to feedback (feedback.c). */
 xp_err xp_gmon_merge(void **acc, const void *in, double weight,
                      const xp_prof_merge_opts *o, const char *name,

@@ -30,37 +30,17 @@ typedef struct {
 	size_t n;
 } fnmap;
 
-static xp_err fnmap_build(const char *exe, fnmap *fm, xp_diags *d)
+/* The function ranges of exe's symbols: pre, or opened from exe. */
+static xp_err fnmap_build(const char *exe, const xp_sym *pre, fnmap *fm,
+                          xp_diags *d)
 {
 	xp_sym *s = NULL;
-	xp_gmon_analysis *a = NULL;
-	xp_gmon *empty = NULL;
 	xp_err err;
 
 	memset(fm, 0, sizeof *fm);
-	if ((err = xp_sym_open(exe, &s, d)) != XP_E_OK)
+	if (pre == NULL && (err = xp_sym_open(exe, &s, d)) != XP_E_OK)
 		return err;
-	empty = xp_gmon_new(0, 8, XP_GMON_GNU);
-	if (empty == NULL) {
-		xp_sym_free(s);
-		return XP_E_NOMEM;
-	}
-	err = xp_gmon_analyze(empty, s, exe, &a, d);
-	xp_gmon_free(empty);
-	if (err == XP_E_OK) {
-		fm->start = calloc(a->n_fns + 1, sizeof *fm->start);
-		fm->end = calloc(a->n_fns + 1, sizeof *fm->end);
-		if (fm->start == NULL || fm->end == NULL) {
-			err = XP_E_NOMEM;
-		} else {
-			for (size_t i = 0; i < a->n_fns; i++) {
-				fm->start[i] = a->fns[i].addr;
-				fm->end[i] = a->fns[i].end;
-			}
-			fm->n = a->n_fns;
-		}
-	}
-	xp_gmon_analysis_free(a);
+	err = xp_gmon_fn_ranges(pre ? pre : s, &fm->start, &fm->end, &fm->n);
 	xp_sym_free(s);
 	return err;
 }
@@ -313,7 +293,7 @@ xp_err xp_gmon_merge(void **accp, const void *inp, double weight,
 			return xp_diag_file(d, XP_E_INVAL, name,
 			                    "merging by function needs the "
 			                    "executable (-e)");
-		if ((err = fnmap_build(o->exe, &fm, d)) != XP_E_OK)
+		if ((err = fnmap_build(o->exe, o->exe_sym, &fm, d)) != XP_E_OK)
 			return err;
 	}
 	nw = xp_gmon_new(in->big, in->addr_bytes, XP_GMON_GNU);

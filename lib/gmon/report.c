@@ -152,7 +152,7 @@ static int better(const xp_gmon_fn *s, const xp_gmon_fn *d)
 	       d->name[1] == '_';
 }
 
-static xp_err build_symtab(graph *gr, xp_sym *sym)
+static xp_err build_symtab(graph *gr, const xp_sym *sym)
 {
 	size_t n = xp_sym_count(sym), k = 0;
 	uint64_t max_vma = 0;
@@ -208,6 +208,34 @@ static xp_err build_symtab(graph *gr, xp_sym *sym)
 				s->f.excluded = 1;
 	}
 	return XP_E_OK;
+}
+
+xp_err xp_gmon_fn_ranges(const xp_sym *sym, uint64_t **start,
+                         uint64_t **end, size_t *n)
+{
+	graph gr;
+	xp_err err;
+
+	memset(&gr, 0, sizeof gr);
+	*start = *end = NULL;
+	*n = 0;
+	if ((err = build_symtab(&gr, sym)) == XP_E_OK) {
+		*start = malloc((gr.n + 1) * sizeof **start);
+		*end = malloc((gr.n + 1) * sizeof **end);
+		if (*start == NULL || *end == NULL) {
+			XP_FREE(*start, *end);
+			*start = *end = NULL;
+			err = XP_E_NOMEM;
+		} else {
+			for (size_t i = 0; i < gr.n; i++) {
+				(*start)[i] = gr.s[i].f.addr;
+				(*end)[i] = gr.s[i].f.end;
+			}
+			*n = gr.n;
+		}
+	}
+	free(gr.s);
+	return err;
 }
 
 /* gprof's sym_lookup: the symbol whose [addr, end] holds pc. */
