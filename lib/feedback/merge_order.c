@@ -37,36 +37,33 @@ typedef struct {
 	const uint32_t *at;   /* cmp_pos_name: procedures by position */
 } sortctx;
 
-static void msort_u32(uint32_t *a, uint32_t *tmp, size_t n,
-                      int (*cmp)(const sortctx *, uint32_t, uint32_t),
-                      const sortctx *c)
+/* A comparison of sort_u32's, as xp_sort_idx calls it. */
+typedef struct {
+	int (*cmp)(const sortctx *, uint32_t, uint32_t);
+	const sortctx *c;
+} by_u32;
+
+static int cmp_by_u32(const void *ctx, size_t a, size_t b)
 {
-	if (n < 2)
-		return;
-	size_t h = n / 2;
-	msort_u32(a, tmp, h, cmp, c);
-	msort_u32(a + h, tmp, n - h, cmp, c);
-	if (cmp(c, a[h - 1], a[h]) <= 0)
-		return;
-	size_t i = 0, j = h, k = 0;
-	while (i < h && j < n)
-		tmp[k++] = cmp(c, a[i], a[j]) <= 0 ? a[i++] : a[j++];
-	while (i < h)
-		tmp[k++] = a[i++];
-	while (j < n)
-		tmp[k++] = a[j++];
-	memcpy(a, tmp, n * sizeof *a);
+	const by_u32 *x = ctx;
+	return x->cmp(x->c, (uint32_t)a, (uint32_t)b);
 }
 
+/* Sorts the n ids of a by cmp, equal ones in the order they had. */
 static xp_err sort_u32(uint32_t *a, size_t n,
                        int (*cmp)(const sortctx *, uint32_t, uint32_t),
                        const sortctx *c)
 {
-	uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
-	if (!tmp)
+	size_t *v = malloc((2 * n + 1) * sizeof *v);
+	by_u32 x = {cmp, c};
+	if (!v)
 		return XP_E_NOMEM;
-	msort_u32(a, tmp, n, cmp, c);
-	free(tmp);
+	for (size_t i = 0; i < n; i++)
+		v[i] = a[i];
+	xp_sort_idx(v, v + n, n, cmp_by_u32, &x);
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint32_t)v[i];
+	free(v);
 	return XP_E_OK;
 }
 
