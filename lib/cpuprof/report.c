@@ -637,14 +637,31 @@ static int cmp_entry(const void *x, const void *y, const xp_strpool *sp)
 	return strcmp(xp_strpool_str(sp, a->key), xp_strpool_str(sp, b->key));
 }
 
-/* qsort has no context argument in C11: a merge sort with one. */
+/* The entries being sorted, for xp_sort_idx. */
+typedef struct {
+	const acc_t *v;
+	const xp_strpool *sp;
+} entries;
+
+static int cmp_entry_at(const void *ctx, size_t x, size_t y)
+{
+	const entries *e = ctx;
+	return cmp_entry(&e->v[x], &e->v[y], e->sp);
+}
+
+/* Sorts the n entries of v by cmp_entry, equal ones in the order they
+ * had: their indices by xp_sort_idx, or in place by insertion when
+ * memory runs out. */
 static void sort_entries(acc_t *v, size_t n, const xp_strpool *sp)
 {
-	acc_t *tmp;
+	size_t *ix;
+	acc_t *out;
 	if (n < 2)
 		return;
-	tmp = malloc(n * sizeof *tmp);
-	if (tmp == NULL) {
+	ix = malloc(2 * n * sizeof *ix);
+	out = malloc(n * sizeof *out);
+	if (ix == NULL || out == NULL) {
+		XP_FREE(ix, out);
 		for (size_t i = 1; i < n; i++)
 			for (size_t j = i; j > 0 &&
 			     cmp_entry(&v[j - 1], &v[j], sp) > 0; j--) {
@@ -654,24 +671,14 @@ static void sort_entries(acc_t *v, size_t n, const xp_strpool *sp)
 			}
 		return;
 	}
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi)
-				tmp[k++] = cmp_entry(&v[j], &v[i], sp) < 0 ? v[j++]
-				                                           : v[i++];
-			while (i < mid)
-				tmp[k++] = v[i++];
-			while (j < hi)
-				tmp[k++] = v[j++];
-		}
-		memcpy(v, tmp, n * sizeof *v);
-	}
-	free(tmp);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	xp_sort_idx(ix, ix + n, n, cmp_entry_at, &(entries){v, sp});
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[ix[i]];
+	memcpy(v, out, n * sizeof *v);
+	XP_FREE(ix, out);
 }
-
 
 void xp_cp_an_free(xp_cp_an *an)
 {

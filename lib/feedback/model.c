@@ -415,52 +415,6 @@ uint32_t xp_fb_index(const xp_fb *fb, xp_table idx, uint32_t i)
 /* Sorting                                                             */
 /* ------------------------------------------------------------------ */
 
-/*
- * A stable merge sort of 32-bit items with a comparison that takes a
- * context (qsort has none, and qsort_r differs between C libraries).
- */
-typedef int (*cmp_fn)(uint32_t a, uint32_t b, const void *ctx);
-
-static void msort_rec(uint32_t *a, uint32_t *tmp, size_t n, cmp_fn cmp,
-                      const void *ctx)
-{
-	if (n < 16) {
-		for (size_t i = 1; i < n; i++) {
-			uint32_t x = a[i];
-			size_t j = i;
-			while (j > 0 && cmp(a[j - 1], x, ctx) > 0) {
-				a[j] = a[j - 1];
-				j--;
-			}
-			a[j] = x;
-		}
-		return;
-	}
-	size_t h = n / 2;
-	msort_rec(a, tmp, h, cmp, ctx);
-	msort_rec(a + h, tmp, n - h, cmp, ctx);
-	if (cmp(a[h - 1], a[h], ctx) <= 0)
-		return;
-	memcpy(tmp, a, h * sizeof *a);
-	size_t i = 0, j = h, k = 0;
-	while (i < h && j < n)
-		a[k++] = cmp(a[j], tmp[i], ctx) < 0 ? a[j++] : tmp[i++];
-	while (i < h)
-		a[k++] = tmp[i++];
-}
-
-static xp_err msort(uint32_t *a, size_t n, cmp_fn cmp, const void *ctx)
-{
-	if (n < 2)
-		return XP_E_OK;
-	uint32_t *tmp = malloc((n / 2 + 1) * sizeof *tmp);
-	if (!tmp)
-		return XP_E_NOMEM;
-	msort_rec(a, tmp, n, cmp, ctx);
-	free(tmp);
-	return XP_E_OK;
-}
-
 /* Bytes d to d + 7 of string id, big-endian, zeros past its end. */
 static uint64_t str_chunk(const xp_strpool *sp, uint32_t id, size_t d)
 {
@@ -472,9 +426,9 @@ static uint64_t str_chunk(const xp_strpool *sp, uint32_t id, size_t d)
 	return k;
 }
 
-static int cmp_str(uint32_t a, uint32_t b, const void *ctx)
+static int cmp_str(const void *ctx, size_t a, size_t b)
 {
-	return xp_strpool_cmp(ctx, a, b);
+	return xp_strpool_cmp(ctx, (uint32_t)a, (uint32_t)b);
 }
 
 /* Strings the same in their first STR_DEPTH bytes are compared whole:
@@ -510,12 +464,11 @@ static xp_err sort_strings(const xp_strpool *sp, xp_kv *a, xp_kv *tmp,
 				return err;
 			continue;
 		}
-		uint32_t *ids = (uint32_t *)tmp;
+		/* tmp has room for n pairs: 2 (j - i) ids and more. */
+		size_t *ids = (size_t *)tmp;
 		for (size_t k = i; k < j; k++)
-			ids[k - i] = (uint32_t)a[k].val;
-		xp_err err = msort(ids, j - i, cmp_str, sp);
-		if (err)
-			return err;
+			ids[k - i] = (size_t)a[k].val;
+		xp_sort_idx(ids, ids + (j - i), j - i, cmp_str, sp);
 		for (size_t k = i; k < j; k++)
 			a[k].val = ids[k - i];
 	}
