@@ -169,6 +169,7 @@ typedef struct {
 	unsigned line;
 	int unknown;       /* pprof's "??": no name from anywhere */
 	int keyed;         /* key set (unopened object, Java) */
+	int skip;          /* a profiler's frame, which pprof leaves out */
 	size_t in;         /* the inlined frames: xp_cp_an.in[in, in + nin), */
 	size_t nin;        /* the innermost first */
 } addrinfo;
@@ -192,6 +193,9 @@ typedef struct {
 	uint64_t total;
 	char **removed;
 	size_t nremoved;
+	/* ai by address: hmask + 1 slots of index + 1 (0: empty), or NULL */
+	uint32_t *hslot;
+	size_t hmask;
 } xp_cp_an;
 
 /*

@@ -503,12 +503,6 @@ static xp_err name_keys(symctx *c, addrinfo *ai, size_t na, addrinfo *in,
 	return err;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The Java variant: " 0xID name (file:line)" lines name the ids. */
 static xp_err java_names(const xp_cpuprof *p, symctx *c, int by_line,
                          addrinfo *ai, size_t na)
@@ -684,7 +678,7 @@ void xp_cp_an_free(xp_cp_an *an)
 {
 	for (size_t i = 0; i < an->nremoved; i++)
 		free(an->removed[i]);
-	XP_FREE(an->removed, an->ai, an->in, an->ad, an->ch);
+	XP_FREE(an->removed, an->ai, an->in, an->ad, an->ch, an->hslot);
 	xp_strpool_free(&an->sp);
 	memset(an, 0, sizeof *an);
 }
@@ -786,7 +780,11 @@ static xp_err name_addresses(anstate *s)
 	if (uniq == NULL)
 		return XP_E_NOMEM;
 	memcpy(uniq, an->ad, p->npc * sizeof *uniq);
-	xp_qsort(uniq, p->npc, sizeof *uniq, cmp_u64);
+	if (xp_sort_records(uniq, p->npc, sizeof *uniq, (const size_t[]){0},
+	                    1) != XP_E_OK) {
+		free(uniq);
+		return XP_E_NOMEM;
+	}
 	for (size_t i = 0; i < p->npc; i++)
 		if (na == 0 || uniq[na - 1] != uniq[i])
 			uniq[na++] = uniq[i];
@@ -851,6 +849,29 @@ static xp_err drop_signal_frames(anstate *s)
 	}
 }
 
+/* The table of the addresses by hash, for xp_cp_frame_ok: every frame
+ * of every chain is looked up, and a search of a few hundred thousand
+ * addresses misses the cache at each step. */
+static xp_err hash_addresses(xp_cp_an *an)
+{
+	size_t slots = 16;
+	while (slots / 2 < an->na) {
+		if (slots > SIZE_MAX / 4 / sizeof *an->hslot || an->na >= UINT32_MAX)
+			return XP_E_NOMEM;
+		slots *= 2;
+	}
+	if ((an->hslot = calloc(slots, sizeof *an->hslot)) == NULL)
+		return XP_E_NOMEM;
+	an->hmask = slots - 1;
+	for (size_t i = 0; i < an->na; i++) {
+		size_t h = (size_t)xp_mix64(an->ai[i].addr) & an->hmask;
+		while (an->hslot[h] != 0)
+			h = (h + 1) & an->hmask;
+		an->hslot[h] = (uint32_t)i + 1;
+	}
+	return XP_E_OK;
+}
+
 xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
                      xp_cp_an *an)
 {
@@ -870,6 +891,15 @@ xp_err xp_cp_analyze(const xp_cpuprof *p, const char *exe, int by_line,
 	if ((err = make_chains(&s)) == XP_E_OK &&
 	    (err = name_addresses(&s)) == XP_E_OK)
 		err = drop_signal_frames(&s);
+	/* The profiler's own frames, by name once for every address. */
+	for (size_t i = 0; err == XP_E_OK && i < an->na; i++)
+		for (size_t k = 0; an->ai[i].name != UINT32_MAX &&
+		                   skip_names[k] != NULL; k++)
+			if (strcmp(xp_strpool_str(&an->sp, an->ai[i].name),
+			           skip_names[k]) == 0)
+				an->ai[i].skip = 1;
+	if (err == XP_E_OK)
+		err = hash_addresses(an);
 	an->in = s.c.in;
 	an->nin = s.c.nin;
 	free(s.c.fb);
@@ -888,12 +918,16 @@ int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x)
 {
 	if (slot == 8 && a > 0x7fffffffffffffffull)
 		return 0;
-	*x = find_addr(an->ai, an->na, a);
-	for (size_t s = 0; skip_names[s] != NULL; s++)
-		if (strcmp(xp_strpool_str(&an->sp, an->ai[*x].name),
-		           skip_names[s]) == 0)
-			return 0;
-	return 1;
+	*x = SIZE_MAX;
+	for (size_t h = (size_t)xp_mix64(a) & an->hmask; an->hslot[h] != 0;
+	     h = (h + 1) & an->hmask)
+		if (an->ai[an->hslot[h] - 1].addr == a) {
+			*x = an->hslot[h] - 1;
+			break;
+		}
+	if (*x == SIZE_MAX)
+		*x = find_addr(an->ai, an->na, a);
+	return !an->ai[*x].skip;
 }
 
 /* Step 5's sums, one per key. */
