@@ -4,7 +4,8 @@
 #  - every file of tests/gcov (GCC 11 and 12, notes and data, coverage
 #    and value profiles) goes to text and back to the same bytes, and its
 #    text back to the same text; a big-endian file made from the text
-#    reads back with the same records;
+#    reads back with the same records, and big-endian data converted to
+#    feedback is written back by xprof_merge --gcda as the same bytes;
 #  - the text of a small data file is exactly tests/gcov/small12-gcda.text;
 #  - data of another compilation, and notes, are not merged;
 #  - live, for each GCC installed of the releases the module reads
@@ -54,6 +55,25 @@ for f in small11.gcno small12.gcno vp12.gcda; do
 		fail "big-endian-$f" "$(cat "$work/err")"
 	fi
 done
+
+# Data written back from feedback (--gcda) takes the byte order of the
+# notes: a big-endian compilation's data, converted to feedback, comes
+# back as the same bytes, with its notes found beside it or named by -e.
+mkdir -p "$work/be"
+for e in gcno gcda; do
+	"$BTOA" "$here/small12.$e" - | sed '2s/ le / be /' > "$work/be/s.$e.text"
+	"$ATOB" "$work/be/s.$e.text" "$work/be/small.$e"
+done
+if (cd "$work/be" && "$MERGE" --feedback -o fb small.gcda &&
+    "$MERGE" --gcda -o back.gcda fb &&
+    "$MERGE" --gcda -e small.gcno -o - fb > back-e.gcda) 2> "$work/err" &&
+    [ "$(od -An -c -N4 "$work/be/back.gcda" | tr -d ' ')" = gcda ] &&
+    cmp -s "$work/be/back.gcda" "$work/be/small.gcda" &&
+    cmp -s "$work/be/back-e.gcda" "$work/be/small.gcda"; then
+	pass gcda-from-feedback-big-endian
+else
+	fail gcda-from-feedback-big-endian "$(cat "$work/err")"
+fi
 
 # Data of two compilations, or notes, are not merged.
 "$MERGE" -o "$work/x.gcda" "$here/small12.gcda" "$here/vp12.gcda" \
