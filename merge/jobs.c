@@ -1,13 +1,17 @@
 /*
  * jobs.c - xprof_merge -j: feedback inputs merged on several threads.
  *
- * The inputs wait in one queue, in input order, that the main thread
- * fills while it reads the command line and the list files; a thread
- * that is free takes the next one, opens it and adds it to a merger of
- * its own, so that a slow input or a slow core holds back no other
- * thread.  The partial merges are then reduced into the first thread's
- * merger (xp_merger_absorb), which gives the bytes that one merger given
- * every input gives, however the inputs were shared out.
+ * The inputs are handed out round robin as they come, so that the
+ * threads' shares are a function of the inputs and the number of
+ * threads: the result does not depend on the shares, but the warnings
+ * about dropped versions do (a thread's merger drops a version once for
+ * all the inputs it holds), and handing inputs to whichever thread is
+ * free would make them change from run to run.  Each thread opens its
+ * inputs and adds them to a merger of its own, through a short queue
+ * that the main thread fills while it reads the command line and the
+ * list files; the partial merges are then reduced into the first
+ * thread's merger (xp_merger_absorb), which gives the bytes that one
+ * merger given every input gives.
  *
  * What the inputs have to say (warnings, an error) is kept and given back
  * in input order, up to the first input that failed: the inputs after it
@@ -37,18 +41,18 @@ typedef struct {
 	xp_manifest *man;     /* the inputs it merged */
 	pthread_t thread;
 	int started;
+	pthread_cond_t work;  /* a job came, or the inputs ended */
+	job ring[RING];
+	unsigned head, count;
 	job_note *notes;      /* only its thread touches them until joined */
 	size_t nnotes, cap;
 } worker;
 
 struct jobs {
 	pthread_mutex_t mu;
-	pthread_cond_t work;  /* a job came, or the inputs ended */
-	pthread_cond_t room;  /* the queue has room again */
-	job ring[RING];       /* the inputs not yet taken, in input order */
-	unsigned head, count;
+	pthread_cond_t room;  /* a queue has room again */
 	worker *w;
-	unsigned n, nstarted;
+	unsigned n;
 	uint64_t first, next; /* the first input's index, the next's */
 	uint64_t failed;      /* the first input that failed */
 	uint64_t done;
@@ -132,20 +136,19 @@ static void *run_worker(void *arg)
 
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
-		while (j->count == 0 && !j->closed)
-			pthread_cond_wait(&j->work, &j->mu);
-		if (j->count == 0)
+		while (w->count == 0 && !j->closed)
+			pthread_cond_wait(&w->work, &j->mu);
+		if (w->count == 0)
 			break;
-		job jb = j->ring[j->head];
-		j->head = (j->head + 1) % RING;
-		j->count--;
-		pthread_cond_signal(&j->room);
+		job jb = w->ring[w->head];
 		/* After a failure, the later inputs are not opened. */
 		int skip = jb.index > j->failed;
 		pthread_mutex_unlock(&j->mu);
 		int failed = skip ? 0 : merge_one(w, &jb);
 		job_free(&jb);
 		pthread_mutex_lock(&j->mu);
+		w->head = (w->head + 1) % RING;
+		w->count--;
 		j->done++;
 		if (failed && jb.index < j->failed)
 			j->failed = jb.index;
@@ -169,11 +172,11 @@ jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
 	j->max_diags = max_diags;
 	j->skip_bad = skip_bad;
 	pthread_mutex_init(&j->mu, NULL);
-	pthread_cond_init(&j->work, NULL);
 	pthread_cond_init(&j->room, NULL);
 	for (unsigned k = 0; k < n; k++) {
 		worker *w = &j->w[k];
 		w->j = j;
+		pthread_cond_init(&w->work, NULL);
 		/* Made now, while m holds only what the main thread added. */
 		w->m = k == 0 ? m : xp_merger_new_like(m);
 		w->man = xp_manifest_new("", "");
@@ -189,18 +192,13 @@ jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
 int jobs_add(jobs *j, const char *path, const char *name, double weight)
 {
 	job jb = {j->next, strdup(path), strdup(name), weight};
+	worker *w = &j->w[(j->next - j->first) % j->n];
 	int st = 0;
 
 	pthread_mutex_lock(&j->mu);
-	/* One more thread for each input until there are n: an input
-	 * finds a thread that is free, and a merge of few inputs starts
-	 * no more threads than it has inputs. */
-	if (j->nstarted < j->n) {
-		worker *w = &j->w[j->nstarted];
+	if (!w->started) {
 		w->started = pthread_create(&w->thread, NULL, run_worker, w) == 0;
-		if (w->started) {
-			j->nstarted++;
-		} else if (j->nstarted == 0) {
+		if (!w->started) {
 			/* Told as the lack of memory it nearly always is. */
 			keep_note(w, &jb, xp_diags_new(0), XP_E_NOMEM,
 			          XP_FMT_UNKNOWN, XP_FMT_UNKNOWN, 0);
@@ -208,15 +206,14 @@ int jobs_add(jobs *j, const char *path, const char *name, double weight)
 				j->failed = jb.index;
 		}
 	}
-	if (!jb.path || !jb.name || j->nstarted == 0 ||
-	    j->failed != NO_FAILURE) {
+	if (!jb.path || !jb.name || !w->started || j->failed != NO_FAILURE) {
 		st = -1;
 	} else {
-		while (j->count == RING)
+		while (w->count == RING)
 			pthread_cond_wait(&j->room, &j->mu);
-		j->ring[(j->head + j->count++) % RING] = jb;
+		w->ring[(w->head + w->count++) % RING] = jb;
 		j->next++;
-		pthread_cond_signal(&j->work);
+		pthread_cond_signal(&w->work);
 	}
 	pthread_mutex_unlock(&j->mu);
 	if (st != 0)
@@ -246,7 +243,8 @@ int jobs_wait(jobs *j, void (*report)(const job_note *, void *),
 	j->waited = 1;
 	pthread_mutex_lock(&j->mu);
 	j->closed = 1;
-	pthread_cond_broadcast(&j->work);
+	for (unsigned k = 0; k < j->n; k++)
+		pthread_cond_signal(&j->w[k].work);
 	/* Progress every tenth of a second until the last input is in. */
 	while (progress && j->done < j->next - j->first) {
 		struct timespec t;
@@ -314,8 +312,8 @@ void jobs_free(jobs *j)
 		if (k > 0)
 			xp_merger_free(w->m);
 		xp_manifest_free(w->man);
+		pthread_cond_destroy(&w->work);
 	}
-	pthread_cond_destroy(&j->work);
 	pthread_cond_destroy(&j->room);
 	pthread_mutex_destroy(&j->mu);
 	free(j->w);

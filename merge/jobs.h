@@ -26,16 +26,15 @@ typedef struct {
 /*
  * Starts merging on n threads: thread 0 goes on adding to m, which holds
  * the inputs before index first; the others add to mergers like m
- * (xp_merger_new_like).  Each input goes to the thread that is free
- * first.  With skip_bad, a bad input (one that failed and left its
- * thread's merger as it was, xp_merger_failed()) is no failure: it is
- * left out.  NULL when memory runs out.
+ * (xp_merger_new_like).  Each thread starts with its first input.  With
+ * skip_bad, a bad input (one that failed and left its thread's merger as
+ * it was, xp_merger_failed()) is no failure: it is left out.  NULL when
+ * memory runs out.
  */
 jobs *jobs_start(xp_merger *m, unsigned n, uint64_t first, int skip_bad,
                  size_t max_diags);
-/* Queues the next input for the first thread that is free (starting
- * one more thread while there are fewer than n); waits while the queue
- * is full.  -1 once an input failed (the caller stops then), or when no
+/* Hands out the next input, round robin: input first + i goes to thread
+ * i mod n.  -1 once an input failed (the caller stops then), or when no
  * thread could be started. */
 int jobs_add(jobs *j, const char *path, const char *name, double weight);
 /* Inputs merged so far. */

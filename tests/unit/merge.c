@@ -176,9 +176,9 @@ static char *result_text(xp_merger *m, xp_diags *d, size_t *warnings)
 /*
  * The merge of n profiles as xprof_merge -j runs it: the first input
  * goes to one merger, the others are shared out over jobs mergers made
- * like it (share 0: round robin, 1: in contiguous runs, 2: scattered as
- * threads that take whatever input comes when they are free may get
- * them), and the first absorbs the others in turn.
+ * like it (share 0: round robin, as xprof_merge shares them; 1: in
+ * contiguous runs; 2: scattered, any share giving the same result), and
+ * the first absorbs the others in turn.
  */
 static char *split_text(xp_fb **in, const double *w, int n,
                         const xp_merge_opts *o, int jobs, int share)

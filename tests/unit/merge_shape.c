@@ -500,11 +500,10 @@ static char *merge_all(const inputs *in, const xp_merge_opts *o, int fast)
 }
 
 /*
- * The same inputs by path shared out over jobs mergers, as xprof_merge
- * -j may share them (each thread takes the next input when it is free,
- * so any share can happen: round robin, or scattered when scatter is
- * set), reduced into the first: the canonical text of the result, or
- * NULL when a step fails.
+ * The same inputs by path shared out over jobs mergers, round robin as
+ * xprof_merge -j shares them, or scattered when scatter is set (any
+ * share gives the same result), reduced into the first: the canonical
+ * text of the result, or NULL when a step fails.
  */
 static char *merge_split(const inputs *in, const xp_merge_opts *o, int jobs,
                          int scatter)
