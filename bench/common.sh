@@ -155,9 +155,15 @@ refs() {
 	rcpy=$("$BENCH_MEMCPY" "$r_bytes") || die "memcpy failed"
 }
 
-# quot A B: A / B with two decimals, 0 when B is 0.
+# quot A B: A / B, 0 when B is 0.  Figures are judged as computed and
+# rounded only to be printed (dec): a ratio of 1.695 misses 1.7.
 quot() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", (b > 0) ? a / b : 0 }'
+}
+
+# dec N X: X with N decimals, to print.
+dec() {
+	awk -v n="$1" -v x="$2" 'BEGIN { printf "%.*f", n, x }'
 }
 
 # show_refs: the references of a row, from rin, rout and rcpy (refs).
@@ -176,7 +182,7 @@ row() {
 	printf '%s\n' "$1"
 	printf '    xprof %8.3f s %8s MiB | peer %8.3f s %8s MiB | ' \
 		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")"
-	printf 'ratio %6sx  target >= %sx: %s\n' "$rt" "$2" "$v"
+	printf 'ratio %6sx  target >= %sx: %s\n' "$(dec 2 "$rt")" "$2" "$v"
 	show_refs
 }
 
@@ -187,8 +193,9 @@ verdict() {
 		print ok ? "met" : "MISSED" }'
 }
 
+# mbps BYTES SECONDS: MB/s (unrounded, as quot).
 mbps() {
-	awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0) ? b / s / 1e6 : 0 }'
+	awk -v b="$1" -v s="$2" 'BEGIN { printf "%.6f", (s > 0) ? b / s / 1e6 : 0 }'
 }
 
 mib() {

@@ -106,7 +106,7 @@ runs() {
 # line KIND: the row of a kind from t1..t3 and m1..m3.
 line() {
 	e=$(awk -v a="$t2" -v b="$t3" 'BEGIN {
-		printf "%.2f", (a > 0 && b > 0) ? log(b / a) / log(10) : 0 }')
+		printf "%.6f", (a > 0 && b > 0) ? log(b / a) / log(10) : 0 }')
 	flat=$(awk -v a="$m2" -v b="$m3" 'BEGIN {
 		print (b <= a * 1.1 || b <= a + 4096) ? "met" : "MISSED" }')
 	printf '  %-6s time   %8.3f s %8.3f s %8.3f s  (%.1f, %.1f, %.1f us an input)\n' \
@@ -114,7 +114,7 @@ line() {
 		"$(awk -v t="$t1" -v n="$n1" 'BEGIN { print t / n * 1e6 }')" \
 		"$(awk -v t="$t2" -v n="$n2" 'BEGIN { print t / n * 1e6 }')" \
 		"$(awk -v t="$t3" -v n="$n3" 'BEGIN { print t / n * 1e6 }')"
-	echo "         exponent log(t$n3/t$n2)/log(10) $e  target <= 1.1:" \
+	echo "         exponent log(t$n3/t$n2)/log(10) $(dec 2 "$e")  target <= 1.1:" \
 		"$(verdict "$e" "<=" 1.1)"
 	printf '         peak RSS %6s MiB %6s MiB %6s MiB  flat (%s within 10%% or 4 MiB of %s): %s\n' \
 		"$(mib "$m1")" "$(mib "$m2")" "$(mib "$m3")" "$n3" "$n2" "$flat"

@@ -116,8 +116,8 @@ refs "$o/atob/feedback" "$text"
 row "atob: text -> database  vs  llvm-profdata merge TEXT -o P" 3
 am=$(mbps "$text_bytes" "$ta")
 ar=$(quot $((rssa * 1024)) "$db_bytes")
-echo "    $am MB/s of text (target >= 250: $(verdict "$am" ">=" 250));" \
-	"peak RSS $ar x database (target <= 2x: $(verdict "$ar" "<=" 2))"
+echo "    $(dec 1 "$am") MB/s of text (target >= 250: $(verdict "$am" ">=" 250));" \
+	"peak RSS $(dec 2 "$ar") x database (target <= 2x: $(verdict "$ar" "<=" 2))"
 
 # The same conversion on two threads (-j 2), it and the peer pinned to
 # the same two cores, in turn; the database must be the bytes of -j 1.
@@ -131,7 +131,7 @@ if [ -n "$pin2" ]; then
 	cmp -s "$o/atob/feedback" "$o/atob2/feedback" ||
 		die "xprof_atob -j 2 and -j 1 give other bytes"
 	row "atob -j 2: text -> database on 2 threads  vs  llvm-profdata merge TEXT -o P (cores ${pin2#taskset -c })" 5
-	echo "    $(mbps "$text_bytes" "$ta") MB/s of text; the same bytes as -j 1"
+	echo "    $(dec 1 "$(mbps "$text_bytes" "$ta")") MB/s of text; the same bytes as -j 1"
 else
 	echo "atob -j 2: skipped, fewer than two cores to pin to"
 fi
@@ -141,7 +141,7 @@ pair btoa "" "$BTOA $w/db0 $o/btoa.text" \
 refs "$o/btoa.text" "$w/db0/feedback"
 row "btoa: database -> text file  vs  llvm-profdata merge --text P -o T" 2
 bm=$(mbps "$text_bytes" "$ta")
-echo "    $bm MB/s of text (target >= 500: $(verdict "$bm" ">=" 500))"
+echo "    $(dec 1 "$bm") MB/s of text (target >= 500: $(verdict "$bm" ">=" 500))"
 if cmp -s "$text" "$o/btoa.text"; then
 	echo "    round trip: btoa gives back the generated text byte for byte"
 	trip=0
@@ -156,14 +156,14 @@ refs "$o/merge/feedback" $in8
 row "merge-8: 8 runs  vs  llvm-profdata merge --num-threads=1 (indexed)" 3
 rss8=$rssa
 echo "    peak RSS: xprof <= llvm-profdata: $(verdict "$rssa" "<=" "$rssb");" \
-	"$(mbps "$bytes8" "$ta") MB/s of database input"
+	"$(dec 1 "$(mbps "$bytes8" "$ta")") MB/s of database input"
 
 pair merge-100 "$o/merge" "$MERGE -q -j 1 -o $o/merge @$list100" "" ""
 refs "$o/merge/feedback" $in100
 g100=$(quot "$(mbps "$bytes100" "$ta")" 1000)
 echo "merge-100: 100 runs (no peer)"
 printf '    xprof %8.3f s %8s MiB | %s GB/s of database input  ' \
-	"$ta" "$(mib "$rssa")" "$g100"
+	"$ta" "$(mib "$rssa")" "$(dec 2 "$g100")"
 echo "target >= 2 GB/s: $(verdict "$g100" ">=" 2)"
 show_refs
 lim=$(awk -v a="$rss8" 'BEGIN { print a * 1.1 + 4096 }')
@@ -186,7 +186,7 @@ if [ -n "$pin2" ]; then
 	printf '    -j 2 %8.3f s %8s MiB | -j 1 %8.3f s %8s MiB | ' \
 		"$ta" "$(mib "$rssa")" "$tb" "$(mib "$rssb")"
 	printf 'ratio %6sx  target >= 1.7x on this 2-core machine: %s\n' \
-		"$rj" "$(verdict "$rj" ">=" 1.7)"
+		"$(dec 2 "$rj")" "$(verdict "$rj" ">=" 1.7)"
 	echo "    the same bytes as -j 1"
 else
 	echo "merge-100 -j 2: skipped, fewer than two cores to pin to"

@@ -75,7 +75,7 @@ scale() {
 fit() {
 	awk -v a="$1" -v b="$2" -v u="$3" -v v="$4" 'BEGIN {
 		ok = a > 0 && b > 0 && u > 0 && v > u
-		printf "%.2f", ok ? log(b / a) / log(v / u) : 0 }'
+		printf "%.6f", ok ? log(b / a) / log(v / u) : 0 }'
 }
 
 # line TOOL UNIT W1 W4 W16: prints the tool's row from t1, t4, t16.
@@ -83,7 +83,7 @@ line() {
 	e=$(fit "$t1" "$t16" "$3" "$5")
 	printf '  %-6s %6.3f s %6.3f s %7.3f s  (%s %s, %s, %s)' \
 		"$1" "$t1" "$t4" "$t16" "$2" "$3" "$4" "$5"
-	echo "  exponent $e  target <= 1.1: $(verdict "$e" "<=" 1.1)"
+	echo "  exponent $(dec 2 "$e")  target <= 1.1: $(verdict "$e" "<=" 1.1)"
 }
 
 echo
@@ -115,7 +115,7 @@ rm -rf "$o"
 e=$(fit "$m1" "$m16" "$out1" "$out16")
 printf '  %-6s peak RSS %s, %s, %s MiB (bytes of output %s, %s)' \
 	merge "$(mib "$m1")" "$(mib "$m4")" "$(mib "$m16")" "$out1" "$out16"
-echo "  exponent $e  target <= 1.1: $(verdict "$e" "<=" 1.1)"
+echo "  exponent $(dec 2 "$e")  target <= 1.1: $(verdict "$e" "<=" 1.1)"
 
 allow=1
 scale_cmd() { echo "$DIFF $1/db0 $1/db1"; }
