@@ -467,6 +467,11 @@ static inline const unsigned char *xp_rec(const xp_fb *fb, xp_table t,
 	return base != NULL ? base + (size_t)i * xp_recsize(t) : base;
 }
 
+/* The object file whose path is string id path, found through the
+ * object file index (by path id, as the writers sort it), or UINT32_MAX
+ * (model.c). */
+uint32_t xp_fb_objfile_by_path(const xp_fb *fb, xp_str path);
+
 /* ------------------------------------------------------------------ */
 /* Diagnostics (internal side)                                         */
 /* ------------------------------------------------------------------ */

@@ -689,24 +689,6 @@ static void put_objfile_table(recout *o, void *ctx, xp_table t)
 	}
 }
 
-/* The template's object file of path (a string id), or NONE. */
-static uint32_t objfile_of(const flat *F, uint32_t path)
-{
-	uint32_t lo = 0, hi = F->nof;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint32_t o = get32(F->fb, XP_T_IDX_OBJFILES, mid, 0);
-		uint32_t p = get32(F->fb, XP_T_OBJFILES, o, XP_OF_PATH);
-		if (p == path)
-			return o;
-		if (p < path)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NONE;
-}
-
 /* A table of the program sections; the stats are the last ones. */
 static void put_program_table(recout *o, void *ctx, xp_table t)
 {
@@ -728,7 +710,7 @@ static void put_program_table(recout *o, void *ctx, xp_table t)
 				xp_put_le32(orec(o, XP_RS_OBJREF), kk[k].k[0]);
 		uint64_t max = 0, sum = 0;
 		for (uint32_t k = 0; t == XP_T_STATS && k < nr; k++) {
-			uint32_t of = objfile_of(F, kk[k].k[0]);
+			uint32_t of = xp_fb_objfile_by_path(F->fb, kk[k].k[0]);
 			if (of == NONE)
 				continue;
 			max = MAXOF(max, F->max[F->npr + of]);

@@ -214,24 +214,27 @@ xp_str xp_fb_find_str(const xp_fb *fb, const char *s, size_t len)
 	return XP_NOSTR;
 }
 
-uint32_t xp_fb_find_objfile(const xp_fb *fb, const char *path)
+uint32_t xp_fb_objfile_by_path(const xp_fb *fb, xp_str path)
 {
-	xp_str s = xp_fb_find_str(fb, path, strlen(path));
-	if (s == XP_NOSTR)
-		return UINT32_MAX;
 	uint32_t lo = 0, hi = fb->n[XP_T_IDX_OBJFILES];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		uint32_t o = xp_fb_index(fb, XP_T_IDX_OBJFILES, mid);
 		xp_str p = xp_get_le32(xp_rec(fb, XP_T_OBJFILES, o) + XP_OF_PATH);
-		if (p == s)
+		if (p == path)
 			return o;
-		if (p < s)
+		if (p < path)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return UINT32_MAX;
+}
+
+uint32_t xp_fb_find_objfile(const xp_fb *fb, const char *path)
+{
+	xp_str s = xp_fb_find_str(fb, path, strlen(path));
+	return s == XP_NOSTR ? UINT32_MAX : xp_fb_objfile_by_path(fb, s);
 }
 
 #define U32(t, i, f) xp_get_le32(xp_rec(fb, t, i) + (f))
