@@ -32,6 +32,17 @@
 #                               mapped): exit status 2 and "FILE: file
 #                               changed while it was being read", not a
 #                               death by SIGBUS; xprof_merge writes nothing
+#   changed while read again: HOW
+#                               a database of the first input's layout,
+#                               which xprof_merge checks in one pass and
+#                               then reads in part again (its value
+#                               profiles), is truncated, or rewritten in
+#                               place with a VP_PROC value of another
+#                               procedure, right after the first pass (an
+#                               LD_PRELOAD shim, tests/hostile/rewrite.c):
+#                               exit status 2, "file changed while it was
+#                               being read", nothing written (it once
+#                               merged the new value unchecked)
 #   long bad line: FORMAT       a 1 MB bad line of a feedback text and a
 #                               100,000-byte bad line of a DCPI header
 #                               give a diagnostic of a few hundred bytes
@@ -225,6 +236,51 @@ if "$XP_CC" -shared -fPIC -o "$work/shrink.so" \
 	    x.db
 else
 	fail "changed while read" "cannot build the shim: $(head -n 1 "$work/cc.err")"
+fi
+
+# --- an input that changes between the check and the second read ----------
+
+# A program large enough that its database does not fit the reader's
+# window (512 KiB), and the same database with the last VP_PROC value
+# naming the procedure of the first instead.
+"$GEN" -s 7 -n 10000 > "$work/v.text" &&
+awk '/^VP_PROC/ && !first { first = $4 } /^VP_PROC/ { last = NR }
+     { line[NR] = $0 }
+     END { for (i = 1; i <= NR; i++) {
+		if (i == last) {
+			split(line[i], f, " ")
+			line[i] = f[1] " " f[2] " " f[3] " " first
+		}
+		print line[i] } }' "$work/v.text" > "$work/v2.text" &&
+"$ATOB" "$work/v.text" "$work/v.profile" &&
+"$ATOB" "$work/v2.text" "$work/v2.profile" || exit 2
+if "$XP_CC" -shared -fPIC -o "$work/rewrite.so" \
+    "$SRCDIR/tests/hostile/rewrite.c" -ldl 2> "$work/cc.err"; then
+	# again HOW WITH: merges v.profile and x.db, a copy of it, which the
+	# shim rewrites with WITH (empty: truncates) after the first pass.
+	again() {
+		cp "$work/v.profile/feedback" "$work/x.db" || exit 2
+		rm -rf "$work/m.profile"
+		(cd "$work" &&
+		 ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		 XP_REWRITE=/x.db XP_REWRITE_WITH="$2" \
+		 LD_PRELOAD="$work/rewrite.so" "$MERGE" -j 1 -o m.profile \
+		     v.profile x.db) > "$work/out.txt" 2> "$work/err.txt"
+		st=$?
+		if [ "$st" != 2 ]; then
+			fail "changed while read again: $1" "exit status $st, not 2"
+		elif ! grep -qx "xprof_merge: x.db: file changed while it was being read" "$work/err.txt"; then
+			fail "changed while read again: $1" "$(head -n 1 "$work/err.txt")"
+		elif [ -e "$work/m.profile" ]; then
+			fail "changed while read again: $1" "an output was written"
+		else
+			pass "changed while read again: $1"
+		fi
+	}
+	again truncated ""
+	again "another VP_PROC value" "$work/v2.profile/feedback"
+else
+	fail "changed while read again" "cannot build the shim: $(head -n 1 "$work/cc.err")"
 fi
 
 # --- a long bad line ------------------------------------------------------

@@ -327,14 +327,22 @@ static void held_value(xp_merger *m, tmpl *t, uint32_t i,
  * Adds value q of VPS record j of template t's procedure v, VPVALS record
  * val (weighted already when the merger's weight is 1): to the delta's
  * counts when it is t's value there, else to the delta's lists of other
- * values.
+ * values.  read_again: val was read from the file a second time, after
+ * the reader found the file of t's shape, which it does only when its
+ * VP_PROC values are t's (xp_db_check_like): another one there means
+ * the file changed in between (XP_E_INVAL), and its string ids are not
+ * to be trusted.
  */
 static xp_err like_value(xp_merger *m, tmpl *t, tvproc *v, uint32_t j,
-                         uint32_t q, const unsigned char *val)
+                         uint32_t q, const unsigned char *val, int read_again)
 {
 	uint32_t i = v->first_vpval + j * v->nvpv + q;
 	if (!xp_same_but_u64(val, xp_rec(t->fb, XP_T_VPVALS, i), 1, XP_RS_VPVAL,
 	                     XP_VV_COUNT)) {
+		if (read_again &&
+		    xp_get_le32(xp_rec(t->fb, XP_T_VPS, v->first_vp + j) +
+		                XP_VP_TYPE) == XP_VP_PROC)
+			return XP_E_INVAL;
 		if (!v->other && !(v->other = other_lists(t, v)))
 			return XP_E_NOMEM;
 		return xp_merge_vp_add(m, &v->other->vr[j], val, v->nvpv, NULL,
@@ -358,7 +366,7 @@ static void held_value(xp_merger *m, tmpl *t, uint32_t i,
 /* Adds the values of template t's procedure v, vals, as like_value()
  * does: all at once when all are t's, as they mostly are. */
 static xp_err like_values(xp_merger *m, tmpl *t, tvproc *v,
-                          const unsigned char *vals)
+                          const unsigned char *vals, int read_again)
 {
 	uint32_t n = v->n_vps * v->nvpv;
 	xp_err err = XP_E_OK;
@@ -370,7 +378,7 @@ static xp_err like_values(xp_merger *m, tmpl *t, tvproc *v,
 	}
 	for (uint32_t j = 0; j < v->n_vps && !err; j++)
 		for (uint32_t q = 0; q < v->nvpv && !err; q++, vals += XP_RS_VPVAL)
-			err = like_value(m, t, v, j, q, vals);
+			err = like_value(m, t, v, j, q, vals, read_again);
 	return err;
 }
 
@@ -519,7 +527,7 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 		                              v->n_vps * v->nvpv);
 		if (!a)
 			return XP_E_IO;
-		if ((err = like_values(m, t, v, a)))
+		if ((err = like_values(m, t, v, a, s->w != NULL)))
 			return err;
 	}
 	for (size_t at = 0; at < t->lost.len;) {
@@ -583,7 +591,7 @@ static xp_err absorb_like(xp_merger *m, tmpl *t, xp_merger *f, tmpl *ft,
 				if (!ft->vheld[i])
 					continue;
 				held_record(ft, i, rec);
-				err = like_value(m, t, v, j, q, rec);
+				err = like_value(m, t, v, j, q, rec, 0);
 			}
 		aproc *o = ft->tv[k].other;
 		if (!err && o && !v->other && !(v->other = other_lists(t, v)))
