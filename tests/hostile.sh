@@ -43,6 +43,15 @@
 #                               exit status 2, "file changed while it was
 #                               being read", nothing written (it once
 #                               merged the new value unchecked)
+#   out of memory: TOOL         every allocation of a run of xprof_diff
+#                               (texts, and databases of one layout),
+#                               xprof_merge, xprof_show, xprof_btoa and
+#                               xprof_atob fails in turn (an LD_PRELOAD
+#                               shim, tests/hostile/failalloc.c): exit
+#                               status 0, 1 or 2, never a signal
+#                               (xprof_diff once freed a pointer it had
+#                               never set); not under the sanitizers,
+#                               whose allocator the shim cannot replace
 #   long bad line: FORMAT       a 1 MB bad line of a feedback text and a
 #                               100,000-byte bad line of a DCPI header
 #                               give a diagnostic of a few hundred bytes
@@ -64,7 +73,8 @@
 #                               (needs root to mount; without root the
 #                               cases say so)
 #
-# Environment: ATOB, BTOA, MERGE, SHOW, XP_BUILD, TMPDIR (see tests/run.sh).
+# Environment: ATOB, BTOA, MERGE, SHOW, DIFF, XP_BUILD, XP_CC, XP_SANITIZE,
+# TMPDIR (see tests/run.sh).
 # Prints "PASS name" or "FAIL name: why" per case; exits 1 if any failed.
 
 set -u
@@ -281,6 +291,50 @@ if "$XP_CC" -shared -fPIC -o "$work/rewrite.so" \
 	again "another VP_PROC value" "$work/v2.profile/feedback"
 else
 	fail "changed while read again" "cannot build the shim: $(head -n 1 "$work/cc.err")"
+fi
+
+# --- memory that runs out ---------------------------------------------------
+
+if [ "${XP_SANITIZE:-}" = 1 ]; then
+	:
+elif "$XP_CC" -shared -fPIC -o "$work/failalloc.so" \
+    "$SRCDIR/tests/hostile/failalloc.c" 2> "$work/cc.err"; then
+	D=$SRCDIR/tests/diff/data
+	"$ATOB" "$D/a.text" "$work/oa" && "$ATOB" "$D/a-counts.text" "$work/ob" ||
+	    exit 2
+	# oom NAME COMMAND...: the command run with its 1st, 2nd...
+	# allocation failing, until the shim says none had that number.
+	oom() {
+		name=$1
+		shift
+		n=1
+		while :; do
+			rm -rf "$work/oom.out"
+			XP_FAIL_ALLOC=$n LD_PRELOAD="$work/failalloc.so" "$@" \
+			    > /dev/null 2> "$work/err.txt"
+			st=$?
+			if [ "$st" -gt 2 ]; then
+				fail "out of memory: $name" "allocation $n: exit status $st"
+				return
+			fi
+			grep -q "^failalloc: not reached" "$work/err.txt" && break
+			if [ "$n" -ge 5000 ]; then
+				fail "out of memory: $name" "more than 5000 allocations"
+				return
+			fi
+			n=$((n + 1))
+		done
+		pass "out of memory: $name"
+	}
+	oom "xprof_diff, texts" "$DIFF" "$D/a.text" "$D/a-counts.text"
+	oom "xprof_diff, one layout" "$DIFF" "$work/oa" "$work/ob"
+	oom "xprof_merge" "$MERGE" -j 1 -o "$work/oom.out" "$work/oa" \
+	    "$work/ob" "$D/a.text"
+	oom "xprof_show" "$SHOW" "$work/oa"
+	oom "xprof_btoa" "$BTOA" "$work/oa" "$work/oom.out"
+	oom "xprof_atob" "$ATOB" -j 1 "$D/a.text" "$work/oom.out"
+else
+	fail "out of memory" "cannot build the shim: $(head -n 1 "$work/cc.err")"
 fi
 
 # --- a long bad line ------------------------------------------------------

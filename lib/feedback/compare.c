@@ -978,6 +978,8 @@ static xp_err join_index(const xp_cmp *c, xp_table idx, pairidx **out,
 	pairidx *p = malloc(((size_t)na + nb + 1) * sizeof *p);
 	uint64_t *ka = NULL, *kb = NULL;
 
+	*out = NULL;
+	*n = 0;
 	/* One layout: the same indexes. */
 	for (; p != NULL && c->shape && k < na; k++)
 		p[k] = (pairidx){xp_fb_index(c->a.fb, idx, (uint32_t)k),
@@ -1452,8 +1454,7 @@ static xp_err compare_sections(xp_cmp *c, xp_table idx, xp_cmp_note_kind kind)
 			err = add_note(c, kind, name, ia != UINT32_MAX,
 			               ib != UINT32_MAX);
 	}
-	if (err == XP_E_OK || p != NULL)
-		free(p);
+	free(p);
 	return err;
 }
 
