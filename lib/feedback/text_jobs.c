@@ -60,19 +60,31 @@ typedef struct {
 	size_t off, len;
 } cursor;
 
-/* Bytes [pos, pos + n) (n <= WIN) in a window, as many as there are
- * before the end (*n is set to that); NULL at the end or after a read
- * error. */
-static const unsigned char *at(cursor *c, size_t pos, size_t *n)
+/*
+ * Bytes from pos in a window, at least need of them (need <= n <= WIN,
+ * fewer only at the end of the input) and up to *n: *n is set to how
+ * many there are.  What the window holds from pos is taken without
+ * reading again, so that a scan line after line reads each byte once;
+ * a new window reads *n bytes, or SAMPLE when that is more.  NULL at the
+ * end or after a read error.
+ */
+static const unsigned char *at(cursor *c, size_t pos, size_t need, size_t *n)
 {
 	if (pos >= c->end)
 		return NULL;
 	if (*n > c->end - pos)
 		*n = c->end - pos;
+	if (need > *n)
+		need = *n;
 	if (c->mem)
 		return c->mem + pos;
-	if (pos < c->off || pos + *n > c->off + c->len) {
-		size_t want = c->end - pos < WIN ? c->end - pos : WIN;
+	if (pos >= c->off && pos + need <= c->off + c->len) {
+		if (*n > c->off + c->len - pos)
+			*n = c->off + c->len - pos;
+	} else {
+		size_t want = *n > SAMPLE ? *n : SAMPLE;
+		if (want > c->end - pos)
+			want = c->end - pos;
 		c->off = pos;
 		c->len = 0;
 		while (c->len < want) {
@@ -103,10 +115,10 @@ static int section_line(cursor *c, size_t x, int blanks)
 	};
 	const unsigned char *p;
 	size_t n = 1;
-	while (blanks && (p = at(c, x, &n)) && (*p == ' ' || *p == '\t'))
+	while (blanks && (p = at(c, x, 1, &n)) && (*p == ' ' || *p == '\t'))
 		x++;
 	n = 8;
-	if (!(p = at(c, x, &n)) || n < 8)
+	if (!(p = at(c, x, 8, &n)) || n < 8)
 		return 0;
 	for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
 		if (memcmp(p, kw[k], 8) == 0)
@@ -115,12 +127,14 @@ static int section_line(cursor *c, size_t x, int blanks)
 }
 
 /* The start of the line after the first line end at or after q, or lim
- * when none comes before lim. */
+ * when none comes before lim, or within the longest line a text may
+ * have (the parse refuses a longer one). */
 static size_t line_after(cursor *c, size_t q, size_t lim)
 {
-	while (q < lim) {
+	size_t from = q;
+	while (q < lim && q - from <= XP_TX_MAX_LINE) {
 		size_t n = WIN;
-		const unsigned char *p = at(c, q, &n);
+		const unsigned char *p = at(c, q, 1, &n);
 		if (!p)
 			return lim;
 		const unsigned char *nl = memchr(p, '\n', n);
@@ -161,7 +175,7 @@ static void shares(cursor *c, size_t start, size_t end, unsigned jobs,
 		size_t from = start + (size_t)((double)span * i / SAMPLES);
 		size_t to = start + (size_t)((double)span * (i + 1) / SAMPLES);
 		size_t n = SAMPLE, lines = 0;
-		const unsigned char *p = at(c, from, &n);
+		const unsigned char *p = at(c, from, SAMPLE, &n);
 		for (size_t k = 0; p && k < n; k++)
 			lines += p[k] == '\n';
 		w[i] = (double)(to - from) *

@@ -41,13 +41,7 @@
 
 #define CHUNK (1u << 20)
 
-/*
- * The longest line a feedback text may have (xprof_text(5)): real lines
- * are a few KB at the most, and a chunk must hold a whole line, so a
- * file without line ends (a binary file, a run of NULs) is refused once
- * a line passes this, before its buffer grows without bound.
- */
-#define MAX_LINE ((size_t)64 << 20)
+#define MAX_LINE XP_TX_MAX_LINE
 
 /* ------------------------------------------------------------------ */
 /* Sets of ids                                                          */

@@ -45,6 +45,15 @@ typedef struct {
 	uint32_t line, col;
 } xp_tx_loc;
 
+/*
+ * The longest line a feedback text may have (xprof_text(5)): real lines
+ * are a few KB at the most, and a chunk must hold a whole line, so a
+ * file without line ends (a binary file, a run of NULs) is refused once
+ * a line passes this, before its buffer grows without bound; the search
+ * for places to cut a text on threads (text_jobs.c) gives up there too.
+ */
+#define XP_TX_MAX_LINE ((size_t)64 << 20)
+
 /* Zero bytes that follow the two NULs ending a chunk, so that the
  * decoder (text_decode.c) may read a whole 8-byte word at any position
  * up to them, and compare a keyword (at most 13 bytes) whole at any

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "feedback/text_parse.h"
 #include "unit.h"
 #include "xprof.h"
 
@@ -769,10 +770,18 @@ static void jobs_across_sections(void)
 			xp_err e;
 			size_t dl;
 			unsigned char *db = db_of(s.p, s.len, 0, &dl, &e);
-			CHECK_EQ(db != NULL, what == MS_VALID ||
-			         what == MS_HEADER_WRAPPED ||
-			         what == MS_BLANK_SECTION || what == MS_CRLF);
+			int valid = what == MS_VALID || what == MS_HEADER_WRAPPED ||
+			            what == MS_BLANK_SECTION || what == MS_CRLF;
+			CHECK_EQ(db != NULL, valid);
 			free(db);
+			/* And the threads did the work: a valid text is
+			 * parsed in parts and joined, not left to one thread
+			 * (which would give the same bytes anyway). */
+			xp_fb *fb = NULL;
+			CHECK_EQ(xp_tx_parse_jobs(-1, s.p, 0, s.len, name, 3, &fb),
+			         valid);
+			CHECK_EQ(fb != NULL, valid);
+			xp_fb_free(fb);
 			free(s.p);
 		}
 	}
