@@ -22,7 +22,8 @@ xp_err xp_gmon_add_arc(xp_gmon *g, const xp_gmon_arc *a);
 xp_err xp_gmon_add_arcs(xp_gmon *g, const xp_gmon_arc *a, size_t n);
 /* Room for n more arcs after the last, and for their records, not yet
  * added: fill it and add them with xp_gmon_add_arcs before any other
- * addition.  NULL when out of memory. */
+ * addition.  NULL when out of memory, and for no room (n 0) in a
+ * profile without arcs. */
 xp_gmon_arc *xp_gmon_arc_room(xp_gmon *g, size_t n);
 /* Starts a basic-block record; then add its counts. */
 xp_err xp_gmon_add_bbrec(xp_gmon *g);

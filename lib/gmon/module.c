@@ -121,7 +121,9 @@ xp_gmon_arc *xp_gmon_arc_room(xp_gmon *g, size_t n)
 	    (xp_grow(&g->arcs, &acap, g->n_arcs + n - 1, sizeof *g->arcs) ||
 	     xp_grow(&g->recs, &rcap, g->n_recs + n - 1, sizeof *g->recs)))
 		return NULL;
-	return g->arcs + g->n_arcs;
+	/* No arcs yet and none asked for: no storage, and no arithmetic on
+	 * its null pointer, which C leaves undefined. */
+	return g->arcs != NULL ? g->arcs + g->n_arcs : NULL;
 }
 
 xp_err xp_gmon_add_arcs(xp_gmon *g, const xp_gmon_arc *a, size_t n)
