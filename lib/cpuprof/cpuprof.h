@@ -193,7 +193,7 @@ typedef struct {
 	uint64_t total;
 	char **removed;
 	size_t nremoved;
-	/* ai by address: hmask + 1 slots of index + 1 (0: empty), or NULL */
+	/* ai by address: hmask + 1 slots of index + 1 (0: empty) */
 	uint32_t *hslot;
 	size_t hmask;
 } xp_cp_an;
@@ -210,8 +210,10 @@ void xp_cp_an_free(xp_cp_an *an);
  * file's base name and the offset in it, "prog+0x1186", in the object
  * file of the mapping's path (offsets.c). */
 xp_err xp_cp_offset_names(const xp_cpuprof *p, xp_cp_an *an);
-/* Whether frame a (slot bytes wide) of a chain counts: not a skipped
- * address nor one of the profiler's own functions; *x gets its addrinfo. */
+/* Whether frame a (slot bytes wide), an address of one of the chains,
+ * counts: not a skipped address nor one of the profiler's own functions
+ * (nor, then, an address the analysis does not hold); *x gets its
+ * addrinfo when it counts. */
 int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x);
 
 /* The module's export entry (export.c). */

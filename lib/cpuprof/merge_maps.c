@@ -93,13 +93,6 @@ static int cmp_reloc(const void *x, const void *y)
 	return a->end < b->end ? -1 : a->end > b->end;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* Whether a mapping of a profile with slots up to max is a segment. */
 static int is_segment(const xp_cpuprof_map *m, uint64_t max)
 {
@@ -359,8 +352,9 @@ xp_err xp_cp_layout_plan(xp_cp_layout *L, const xp_cpuprof *a,
 	if ((a != NULL && (err = strays(L, 0, a, &cap)) != XP_E_OK) ||
 	    (err = strays(L, 1, in, &cap)) != XP_E_OK)
 		return err;
-	xp_qsort(L->stray, L->nstray, sizeof *L->stray, cmp_u64);
-	if ((err = place(L, name, d)) != XP_E_OK)
+	if ((err = xp_sort_records(L->stray, L->nstray, sizeof *L->stray,
+	                           (const size_t[]){0}, 1)) != XP_E_OK ||
+	    (err = place(L, name, d)) != XP_E_OK)
 		return err;
 	deltas(L);
 	return XP_E_OK;

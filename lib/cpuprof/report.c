@@ -918,15 +918,13 @@ int xp_cp_frame_ok(const xp_cp_an *an, unsigned slot, uint64_t a, size_t *x)
 {
 	if (slot == 8 && a > 0x7fffffffffffffffull)
 		return 0;
-	*x = SIZE_MAX;
-	for (size_t h = (size_t)xp_mix64(a) & an->hmask; an->hslot[h] != 0;
-	     h = (h + 1) & an->hmask)
-		if (an->ai[an->hslot[h] - 1].addr == a) {
-			*x = an->hslot[h] - 1;
-			break;
-		}
-	if (*x == SIZE_MAX)
-		*x = find_addr(an->ai, an->na, a);
+	/* a is one of the chains' addresses, each of which ai holds. */
+	size_t h = (size_t)xp_mix64(a) & an->hmask;
+	while (an->hslot[h] != 0 && an->ai[an->hslot[h] - 1].addr != a)
+		h = (h + 1) & an->hmask;
+	if (an->hslot[h] == 0)
+		return 0;
+	*x = an->hslot[h] - 1;
 	return !an->ai[*x].skip;
 }
 
