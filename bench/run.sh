@@ -25,8 +25,8 @@
 # independent of the number of inputs, and btoa giving back the text.
 #
 # A missed target is reported, not an error: the exit status is 0 unless
-# something failed (a tool exited non-zero, the round trip differs, the
-# measuring tools are missing).
+# something failed (a tool exited non-zero, the round trip differs, -j 2
+# gives other bytes than -j 1, the measuring tools are missing).
 #
 # Environment (make bench sets the tools):
 #   ATOB, BTOA, MERGE, DIFF, SHOW   the tools

@@ -317,10 +317,11 @@ if command -v gprof > /dev/null 2>&1; then
 		live callcounts "$level" "$XP_CC" \
 		    "$SRCDIR/../shared/realdata/src/callcounts.c"
 		live cycle "$level" "$XP_CC" "$here/cycle.c"
-		# 1,500 functions calling one another through a table: one
-		# cycle of most of them, callers and callees by the dozen,
-		# many with equal times and counts, which gprof's sorts of
-		# members, parents and children leave in an order of theirs.
+		# 1,500 functions calling one another through a table (two
+		# callees each, main all of them): one cycle of most of them,
+		# many members and arcs with equal times and counts, which
+		# gprof's sorts of members, parents and children leave in an
+		# order of theirs.
 		awk -v n=1500 -f "$SRCDIR/bench/prog.awk" > "$work/bigcycle.c"
 		live bigcycle "$level" "$XP_CC" "$work/bigcycle.c"
 		live inline "$level" "$XP_CC" "$SRCDIR/tests/cpuprof/inline.c"
