@@ -657,20 +657,16 @@ xp_err xp_merge_absorb_srcfile(xp_merger *m, const xp_merger *f, uint32_t i,
  * closed; and a template's memory released. */
 xp_err xp_merge_drop_templates(xp_merger *m, const tmpl *keep, xp_diags *d);
 void xp_merge_template_free(tmpl *t);
-/* Adds the values of VPS records vp .. vp + n - 1 of template t, n *
- * nvpv VPVALS records at vals, to the value lists of acc, their VP_PROC
- * keys mapped by smap (NULL: t's string ids). */
-xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
-                          uint32_t n, uint32_t nvpv, const unsigned char *vals,
-                          const uint32_t *smap, aproc *acc);
+/* Forgets the values other than the template's waiting in t's delta. */
+void xp_merge_drop_others(tmpl *t);
+/* The one template of m, when m holds nothing else (it is lazy), or
+ * NULL. */
+tmpl *xp_merge_only_template(xp_merger *m);
 /* xp_merger_absorb() of merger f holding only a lazy template, of the
  * layout of the one m holds alone (merge_layout.c): 1 when done (or
  * *err), 0 when the accumulators must meet. */
 int xp_merge_absorb_flat(xp_merger *m, xp_merger *f, xp_diags *d,
                          xp_err *err);
-/* The same for the values that t's delta holds (vcnt) of v's records. */
-xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
-                          const uint32_t *smap, aproc *acc);
 
 /* The canonical order (merge_order.c). */
 xp_err xp_merge_plan(xp_merger *m, result *R, xp_diags *d);

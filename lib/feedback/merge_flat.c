@@ -881,11 +881,7 @@ static xp_err plan_flat(flat *F, int *ok, xp_diags *d)
 	 * taken, which the result does not read. */
 	m->failed = 1;
 	xp_fb_let_go(F->fb, XP_T_VPVALS);
-	for (uint32_t k = 0; k < F->t->ntv; k++) {
-		xp_merge_proc_free(F->t->tv[k].other);
-		free(F->t->tv[k].other);
-		F->t->tv[k].other = NULL;
-	}
+	xp_merge_drop_others(F->t);
 	free(F->t->vcnt);
 	F->t->vcnt = NULL;
 	F->t->vcntcap = 0;
@@ -904,15 +900,8 @@ out:
 
 int xp_merge_flat_plan(xp_merger *m, product *P, xp_diags *d, xp_err *err)
 {
-	tmpl *t = NULL;
+	tmpl *t = xp_merge_only_template(m);
 	*err = XP_E_OK;
-	for (unsigned k = 0; k < NTMPL; k++) {
-		if (!m->tp[k].fb)
-			continue;
-		if (t || !m->tp[k].lazy)
-			return 0;
-		t = &m->tp[k];
-	}
 	if (!t || m->failed || m->o.sparse)
 		return 0;
 	flat *F = calloc(1, sizeof *F);

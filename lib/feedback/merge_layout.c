@@ -105,14 +105,6 @@ static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
 	return XP_E_OK;
 }
 
-xp_err xp_merge_tmpl_vals(xp_merger *m, const tmpl *t, uint32_t vp,
-                          uint32_t n, uint32_t nvpv, const unsigned char *vals,
-                          const uint32_t *smap, aproc *acc)
-{
-	return xp_merge_add_vps(m, acc, xp_rec(t->fb, XP_T_VPS, vp), vals, n,
-	                        nvpv, smap);
-}
-
 /* VPVALS record i of template t with the delta's count of its value. */
 static void held_record(const tmpl *t, uint32_t i, unsigned char *rec)
 {
@@ -120,8 +112,10 @@ static void held_record(const tmpl *t, uint32_t i, unsigned char *rec)
 	xp_put_le64(rec + XP_VV_COUNT, t->vcnt[i]);
 }
 
-xp_err xp_merge_held_vals(xp_merger *m, tmpl *t, const tvproc *v,
-                          const uint32_t *smap, aproc *acc)
+/* Adds the values that t's delta holds (vcnt) of v's records to the
+ * value lists of acc, their VP_PROC keys mapped by smap. */
+static xp_err held_vals(xp_merger *m, tmpl *t, const tvproc *v,
+                        const uint32_t *smap, aproc *acc)
 {
 	xp_err err = XP_E_OK;
 	const unsigned char *vp = xp_rec(t->fb, XP_T_VPS, v->first_vp);
@@ -163,7 +157,7 @@ static xp_err flush_delta(xp_merger *m, tmpl *t)
 		tvproc *v = &t->tv[k];
 		aproc *p = &m->pr[v->pi];
 		if (!err)
-			err = xp_merge_held_vals(m, t, v, t->smap, p);
+			err = held_vals(m, t, v, t->smap, p);
 		memset(t->vheld + v->first_vpval, 0, (size_t)v->n_vps * v->nvpv);
 		if (!err && v->other) {
 			xp_merge_vps_remap(v->other, t->smap);
@@ -203,8 +197,7 @@ static xp_err note_room(tmpl *t, const xp_fb *in)
 	return XP_E_OK;
 }
 
-/* Forgets the values waiting in t's delta. */
-static void drop_others(tmpl *t)
+void xp_merge_drop_others(tmpl *t)
 {
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		xp_merge_proc_free(t->tv[k].other);
@@ -216,7 +209,7 @@ static void drop_others(tmpl *t)
 /* Closes template t, whose delta was added; its arrays stay for reuse. */
 static void close_template(tmpl *t)
 {
-	drop_others(t);
+	xp_merge_drop_others(t);
 	xp_fb_free(t->fb);
 	t->fb = NULL;
 	t->lost.len = 0;
@@ -540,8 +533,7 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 	return XP_E_OK;
 }
 
-/* The one template of m, when it holds nothing else (it is lazy). */
-static tmpl *only_template(xp_merger *m)
+tmpl *xp_merge_only_template(xp_merger *m)
 {
 	tmpl *t = NULL;
 	for (unsigned k = 0; k < NTMPL; k++) {
@@ -609,7 +601,7 @@ out:
 int xp_merge_absorb_flat(xp_merger *m, xp_merger *f, xp_diags *d,
                          xp_err *err)
 {
-	tmpl *t = only_template(m), *ft = only_template(f);
+	tmpl *t = xp_merge_only_template(m), *ft = xp_merge_only_template(f);
 	*err = XP_E_OK;
 	if (!t || !ft || m->failed || f->failed ||
 	    !xp_db_same_layout(ft->fb, t->fb))
