@@ -252,6 +252,45 @@ void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
 	fputc('\n', f);
 }
 
+void tool_pass_init(tool_pass *p, FILE *f, const char *title,
+                    const char *const *head, int ncols, int nleft)
+{
+	memset(p, 0, sizeof *p);
+	p->f = f;
+	p->title = title;
+	p->head = head;
+	p->ncols = ncols < TOOL_TAB_MAXCOLS ? ncols : TOOL_TAB_MAXCOLS;
+	p->nleft = nleft;
+	p->print = -1;  /* before the first pass */
+}
+
+void tool_pass_row(tool_pass *p, const char *const *cells)
+{
+	if (p->print && p->rows == 0) {
+		fputs(p->title, p->f);
+		tool_tab_line(p->f, p->w, p->ncols, p->nleft, p->head);
+	}
+	if (p->print)
+		tool_tab_line(p->f, p->w, p->ncols, p->nleft, cells);
+	else
+		tool_tab_widen(p->w, p->ncols, cells);
+	p->rows++;
+}
+
+int tool_pass_next(tool_pass *p)
+{
+	if (p->print < 0) {
+		p->print = 0;
+		return 1;
+	}
+	if (p->print || p->rows == 0)
+		return 0;
+	tool_tab_widen(p->w, p->ncols, p->head);
+	p->print = 1;
+	p->rows = 0;
+	return 1;
+}
+
 int tool_tab_print(const tool_table *t, FILE *f)
 {
 	size_t w[TOOL_TAB_MAXCOLS] = {0};

@@ -127,6 +127,27 @@ void tool_tab_widen(size_t *w, int ncols, const char *const *cells);
 void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
                    const char *const *cells);
 
+/*
+ * Those two passes: the caller makes its rows, giving each to
+ * tool_pass_row(), while tool_pass_next() says there is a pass to make.
+ * The second pass prints title and the header head before its first row;
+ * a table without rows prints nothing.
+ */
+typedef struct {
+	FILE *f;
+	const char *title;
+	const char *const *head;
+	int ncols, nleft;
+	int print;      /* the second pass */
+	size_t rows;    /* rows given in this pass */
+	size_t w[TOOL_TAB_MAXCOLS];
+} tool_pass;
+
+void tool_pass_init(tool_pass *p, FILE *f, const char *title,
+                    const char *const *head, int ncols, int nleft);
+void tool_pass_row(tool_pass *p, const char *const *cells);
+int tool_pass_next(tool_pass *p);
+
 /* Room for any number the tools format. */
 #define TOOL_FMTLEN 48
 

@@ -235,51 +235,38 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 	return 0;
 }
 
-/*
- * The procedures only in A (side_a) or only in B, as counter_rows()
- * prints the differing counters: widths (w) first, then the lines.  The
- * number of rows.
- */
-static long one_sided_rows(const report *r, int side_a, size_t *w,
-                           int print)
+/* The procedures only in A (side_a) or only in B: a pass of p. */
+static void one_sided_rows(const report *r, int side_a, tool_pass *p)
 {
-	static const char *const head[] = {"sum", "counters", "object file",
-	                                   "procedure"};
 	char b1[FMTLEN], b2[FMTLEN];
-	long rows = 0;
 
 	for (size_t i = 0; i < xp_cmp_n_procs(r->c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(r->c, i);
 		if (side_a ? !(e->in_a && !e->in_b) : !(e->in_b && !e->in_a))
 			continue;
-		if (print && rows == 0) {
-			fprintf(r->f, "\nProcedures only in %s:\n",
-			        side_a ? "A" : "B");
-			tool_tab_line(r->f, w, 4, 2, head);
-		}
-		const char *const cells[] = {
+		tool_pass_row(p, (const char *const[]){
 			tool_fmt_u64(b1, side_a ? e->sum_a : e->sum_b),
 			tool_fmt_u64(b2, side_a ? e->n_counters_a : e->n_counters_b),
-			e->objfile, e->name};
-		if (print)
-			tool_tab_line(r->f, w, 4, 2, cells);
-		else
-			tool_tab_widen(w, 4, cells);
-		rows++;
+			e->objfile, e->name});
 	}
-	if (!print)
-		tool_tab_widen(w, 4, head);
-	return rows;
 }
 
+/* Printed in two passes, no row kept (tool_pass): a profile can have a
+ * few hundred thousand procedures. */
 static void print_one_sided(const report *r, int side_a)
 {
-	size_t w[4] = {0};
+	static const char *const head[] = {"sum", "counters", "object file",
+	                                   "procedure"};
+	tool_pass p;
 
 	/* The whole profile has the bits of everything in it. */
-	if (xp_cmp_total(r->c)->diff & XP_CMP_PROCS &&
-	    one_sided_rows(r, side_a, w, 0) > 0)
-		one_sided_rows(r, side_a, w, 1);
+	if (!(xp_cmp_total(r->c)->diff & XP_CMP_PROCS))
+		return;
+	tool_pass_init(&p, r->f, side_a ? "\nProcedures only in A:\n"
+	                                : "\nProcedures only in B:\n",
+	               head, 4, 2);
+	while (tool_pass_next(&p))
+		one_sided_rows(r, side_a, &p);
 }
 
 /* The head of the text report: names, result, overlap, sums, counts. */
@@ -462,19 +449,12 @@ static void print_others(const report *r)
 	}
 }
 
-/*
- * -v's rows: every differing counter, by procedure.  Without print, the
- * widths of the columns are taken (w); with it, the lines are printed.
- * Two passes, so that no row is kept: a profile can have millions.  The
- * number of rows, or -1 out of memory.
- */
-static long counter_rows(const report *r, size_t *w, int print)
+/* -v's rows: every differing counter, by procedure, a pass of p; -1
+ * out of memory. */
+static int counter_rows(const report *r, tool_pass *p)
 {
-	static const char *const head[] = {"counter", "A", "B", "change",
-	                                   "object file", "procedure"};
 	const xp_cmp *c = r->c;
 	char b0[FMTLEN], b1[FMTLEN], b2[FMTLEN], b3[FMTLEN];
-	long rows = 0;
 
 	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
@@ -488,38 +468,31 @@ static long counter_rows(const report *r, size_t *w, int print)
 		for (size_t j = 0; j < n; j++) {
 			if (v[j].in_a && v[j].in_b && v[j].a == v[j].b)
 				continue;
-			if (print && rows == 0) {
-				fprintf(r->f, "\nDiffering counters:\n");
-				tool_tab_line(r->f, w, 6, 2, head);
-			}
 			snprintf(b0, sizeof b0, "%" PRIu32, v[j].id);
-			const char *const cells[] = {
+			tool_pass_row(p, (const char *const[]){
 				b0, v[j].in_a ? tool_fmt_u64(b1, v[j].a) : "-",
 				v[j].in_b ? tool_fmt_u64(b2, v[j].b) : "-",
 				fmt_change(b3, v[j].a, v[j].b), e->objfile,
-				e->name};
-			if (print)
-				tool_tab_line(r->f, w, 6, 2, cells);
-			else
-				tool_tab_widen(w, 6, cells);
-			rows++;
+				e->name});
 		}
 		free(v);
 	}
-	if (!print)
-		tool_tab_widen(w, 6, head);
-	return rows;
+	return 0;
 }
 
-/* -v: every differing counter.  Returns -1 out of memory. */
+/* -v: every differing counter, in two passes, no row kept (a profile
+ * can have millions).  Returns -1 out of memory. */
 static int print_counters(const report *r)
 {
-	size_t w[6] = {0};
-	long rows = counter_rows(r, w, 0);
+	static const char *const head[] = {"counter", "A", "B", "change",
+	                                   "object file", "procedure"};
+	tool_pass p;
 
-	if (rows > 0)
-		rows = counter_rows(r, w, 1);
-	return rows < 0 ? -1 : 0;
+	tool_pass_init(&p, r->f, "\nDiffering counters:\n", head, 6, 2);
+	while (tool_pass_next(&p))
+		if (counter_rows(r, &p) != 0)
+			return -1;
+	return 0;
 }
 
 static int print_text(const report *r)
