@@ -86,8 +86,10 @@ fi
 for pair in fib:fib_prof fib_nopie:fib_prof_nopie; do
 	f=${pair%%:*} exe=${pair#*:}
 	n=cpuprof-show-$f
+	# The right executable: the check of -e says nothing.
 	if "$SHOW" -e "$real/$exe" "$real/$f.prof" >"$work/show" 2>"$work/err" &&
-	    cmp -s "$work/show" "$real/$f.google-pprof-text.expected.txt"; then
+	    cmp -s "$work/show" "$real/$f.google-pprof-text.expected.txt" &&
+	    [ ! -s "$work/err" ]; then
 		pass "$n"
 	else
 		fail "$n" "differs from google-pprof --text"
@@ -110,6 +112,8 @@ for pair in fib32:fib_prof32 fib_s390x:fib_prof_s390x; do
 	if [ -n "$bad" ] || [ "$(wc -l < "$work/show")" != "$(wc -l < "$exp")" ]
 	then
 		fail "$n" "lines google-pprof did not print: $bad"
+	elif [ -s "$work/err" ]; then
+		fail "$n" "the right executable, yet: $(head -n 1 "$work/err")"
 	else
 		pass "$n"
 	fi
