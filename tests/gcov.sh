@@ -75,6 +75,20 @@ else
 	fail gcda-from-feedback-big-endian "$(cat "$work/err")"
 fi
 
+# Counts past the fields of GCC data are kept at their largest value,
+# with one warning: an arc counter at 2^63 - 1, sum_max at 2^32 - 1.
+(cd "$work/be" && "$MERGE" --gcda --scale=4e18 -o - fb 2> clamp.err |
+    "$BTOA" - -) > "$work/clamp.text" 2>> "$work/be/clamp.err"
+if grep -q '^summary runs 1 sum_max 4294967295$' "$work/clamp.text" &&
+    grep -q ' 9223372036854775807' "$work/clamp.text" &&
+    ! grep -q '9223372036854775808\|1[0-9]\{19\}' "$work/clamp.text" &&
+    [ "$(cat "$work/be/clamp.err")" = \
+      "xprof_merge: small.gcda: warning: 4 counts left the range of their field and were kept at its largest value" ]; then
+	pass gcda-from-feedback-clamped
+else
+	fail gcda-from-feedback-clamped "$(cat "$work/be/clamp.err")"
+fi
+
 # Data of two compilations, or notes, are not merged.
 "$MERGE" -o "$work/x.gcda" "$here/small12.gcda" "$here/vp12.gcda" \
     2> "$work/err"
