@@ -4,22 +4,23 @@
  *
  * Speed: a canonical line (one blank between fields, no leading zeros, LF
  * end; what xprof_btoa writes) is neither walked by flex's DFA nor turned
- * into tokens.  The scanner matches only the short literal prefix that
- * tells the line's kind and calls the line's decoder here, which checks
+ * into tokens.  A loop of its own (xp_tx_fast_lines) tells the line's
+ * kind by its first bytes and calls the line's decoder here, which checks
  * that the rest has exactly the canonical shape and decodes it into an
- * xp_tx_line.  The decoders are generated from the record lists of
- * text_records.h, the same lists the writer prints from, so the shape
- * the fast path accepts is by construction the shape xprof_btoa writes.
- * Anything else (a second blank, a tab, a CR, a leading zero, a number
- * past 64 bits, a signature of more than 16 hex digits, a missing or
- * extra field) makes the decoder return NULL, and the scanner puts the
- * line back whole for its slow path, which cuts it into generic tokens so
- * that the grammar can accept every non-canonical form and bison can
- * name the offending field.
+ * xp_tx_line, then hands it to the parser's handler.  The decoders are
+ * generated from the record lists of text_records.h, the same lists the
+ * writer prints from, so the shape the fast path accepts is by
+ * construction the shape xprof_btoa writes.  Anything else (a second
+ * blank, a tab, a CR, a leading zero, a number past 64 bits, a signature
+ * of more than 16 hex digits, a missing or extra field) makes the decoder
+ * return NULL, and the line goes whole to the scanner's slow path, which
+ * cuts it into generic tokens so that the grammar can accept every
+ * non-canonical form and bison can name the offending field.
  *
- * The decoders stop at the first byte that does not fit, so they never
- * read past the NUL bytes that end a chunk (names are read a word at a
- * time, into the chunk's padding at most; see name_scan).
+ * The decoders stop at the first byte that does not fit; what they read
+ * past the NUL bytes that end a chunk (names a word at a time, keyword
+ * prefixes compared whole) stays within the chunk's padding (XP_TX_PAD;
+ * see name_scan).
  *
  * The slow path's number tokens are decoded here too (xp_tx_sdec and
  * friends), so that the scanner holds no C beyond its rules.

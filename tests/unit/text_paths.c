@@ -502,7 +502,6 @@ static void diagnostics(void)
 	xp_diags_free(d);
 }
 
-/* Parsing stops at the cap. */
 /*
  * A duplicate id is reported with the line of the first, whether the
  * range of ids is small (a table by id) or large (kept in order, hashed
@@ -547,6 +546,7 @@ static void duplicate_ids(void)
 	}
 }
 
+/* Parsing stops at the cap. */
 static void error_cap(void)
 {
 	sbuf s = { 0 };
