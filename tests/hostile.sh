@@ -36,13 +36,15 @@
 #                               a database of the first input's layout,
 #                               which xprof_merge checks in one pass and
 #                               then reads in part again (its value
-#                               profiles), is truncated, or rewritten in
-#                               place with a VP_PROC value of another
-#                               procedure, right after the first pass (an
+#                               profiles; its counts too when weighted
+#                               or with --mode=max), is truncated, or
+#                               rewritten in place with a VP_PROC value
+#                               of another procedure or another run's
+#                               counts, right after the first pass (an
 #                               LD_PRELOAD shim, tests/hostile/rewrite.c):
 #                               exit status 2, "file changed while it was
 #                               being read", nothing written (it once
-#                               merged the new value unchecked)
+#                               merged the new value or counts unchecked)
 #   out of memory: TOOL         every allocation of a run of xprof_diff
 #                               (texts, and databases of one layout),
 #                               xprof_merge, xprof_show, xprof_btoa and
@@ -271,20 +273,33 @@ awk '/^VP_PROC/ && !first { first = $4 } /^VP_PROC/ { last = NR }
 "$ATOB" "$work/v2.text" "$work/v2.profile" || exit 2
 if "$XP_CC" -shared -fPIC -o "$work/rewrite.so" \
     "$SRCDIR/tests/hostile/rewrite.c" -ldl 2> "$work/cc.err"; then
-	# again HOW WITH: merges v.profile and x.db, a copy of it, which the
-	# shim rewrites with WITH (empty: truncates) after the first pass.
+	# again HOW WITH [ARGUMENTS...]: merges v.profile and x.db (or the
+	# ARGUMENTS), x.db a copy of v.profile, which the shim rewrites
+	# with WITH (empty: truncates) after the first pass.
 	again() {
+		how=$1 with=$2
+		shift 2
+		[ $# -gt 0 ] || set -- v.profile x.db
 		cp "$work/v.profile/feedback" "$work/x.db" || exit 2
 		rm -rf "$work/m.profile"
 		(cd "$work" &&
 		 ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
-		 XP_REWRITE=/x.db XP_REWRITE_WITH="$2" \
+		 XP_REWRITE=/x.db XP_REWRITE_WITH="$with" \
 		 LD_PRELOAD="$work/rewrite.so" "$MERGE" -j 1 -o m.profile \
-		     v.profile x.db) > "$work/out.txt" 2> "$work/err.txt"
-		refused "changed while read again: $1" $?
+		     "$@") > "$work/out.txt" 2> "$work/err.txt"
+		refused "changed while read again: $how" $?
 	}
 	again truncated ""
 	again "another VP_PROC value" "$work/v2.profile/feedback"
+	# Counts that are not combined as they are checked (at a weight
+	# other than 1, or a maximum with counts in it already) are read
+	# again too: another run's, of the same layout, are refused.
+	"$GEN" -s 7 -n 10000 -r 1 > "$work/r1.text" &&
+	"$ATOB" "$work/r1.text" "$work/r1.profile" || exit 2
+	again "other counts, weighted" "$work/r1.profile/feedback" \
+	    -w 2,v.profile -w 2,x.db
+	again "other counts, maximum" "$work/r1.profile/feedback" \
+	    --mode=max v.profile v.profile x.db
 else
 	fail "changed while read again" "cannot build the shim: $(head -n 1 "$work/cc.err")"
 fi

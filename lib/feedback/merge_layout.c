@@ -84,10 +84,11 @@ static const unsigned char *recs(source *s, xp_table t, uint32_t first,
 
 /* Combines table t's counts (the u64 at vo) from record from on, read
  * from s, into acc, a window's worth at a time; their saturating sum is
- * added to *sum when it is not NULL. */
+ * added to *sum when it is not NULL, and their sum modulo 2^64 to *raw
+ * when that is not NULL. */
 static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
                             xp_table t, size_t vo, int first, uint64_t *sum,
-                            uint32_t from)
+                            uint64_t *raw, uint32_t from)
 {
 	size_t rs = xp_tabdescs[t].size;
 	uint32_t n = s->lay->n[t];
@@ -100,6 +101,8 @@ static xp_err combine_table(xp_merger *m, uint64_t *acc, source *s,
 		uint64_t part = combine_into(m, acc + i, r, k, rs, vo, first);
 		if (sum)
 			*sum = xp_sat_add(*sum, part);
+		for (uint32_t j = 0; raw && j < k; j++)
+			*raw += xp_get_le64(r + (size_t)j * rs + vo);
 		i += k;
 	}
 	return XP_E_OK;
@@ -382,7 +385,8 @@ static xp_err like_values(xp_merger *m, tmpl *t, tvproc *v,
  * shape (weight 1, and the delta empty or summed: a sum is taken out by
  * subtraction, a sum that saturated by the count noted before it).
  * What cannot be taken at once is read again once the input is found
- * good.
+ * good, and must then add up as it did when it was checked: other counts
+ * mean that the file changed in between.
  */
 typedef struct {
 	uint32_t at;          /* the count's index, the table in bit 31 */
@@ -398,6 +402,7 @@ typedef struct {
 	int nomem;            /* a saturated count could not be noted */
 	uint64_t sum;         /* saturating sum of the counters combined */
 	uint64_t check[2];    /* the sum, modulo 2^64, of the counts */
+	uint64_t seen[2];     /* the same of every count checked */
 	noted *sat;           /* the counts that saturated, as they were */
 	uint32_t nsat, satcap;
 } early;
@@ -416,11 +421,17 @@ static void take_early(void *ctx, const xp_fb *like, xp_table t,
 		        (e->first || m->o.mode == XP_MERGE_SUM);
 	}
 	int k = t == XP_T_COUNTERS ? 0 : t == XP_T_BLOCKREFS ? 1 : -1;
-	if (!e->on || k < 0 || e->nomem || first != e->done[k])
+	if (k < 0)
 		return;
-	uint64_t *acc = (k ? e->t->dref : e->t->dcnt) + first;
 	size_t rs = k ? XP_RS_BLOCKREF : XP_RS_COUNTER;
 	size_t vo = k ? XP_BR_COUNT : XP_CN_VALUE;
+	if (!e->on || e->nomem || first != e->done[k]) {
+		/* To be read again, and compared then. */
+		for (uint32_t i = 0; i < n; i++)
+			e->seen[k] += xp_get_le64(recs + (size_t)i * rs + vo);
+		return;
+	}
+	uint64_t *acc = (k ? e->t->dref : e->t->dcnt) + first;
 	const unsigned char *v = recs + vo;
 	uint64_t check = 0, sum = 0, over = 0;
 	/* Without a branch per count: a sum that wraps is smaller than
@@ -450,6 +461,7 @@ static void take_early(void *ctx, const xp_fb *like, xp_table t,
 	}
 	e->done[k] += n;
 	e->check[k] += check;
+	e->seen[k] += check;
 	if (k == 0)
 		e->sum = xp_sat_add(e->sum, sum);
 }
@@ -509,11 +521,18 @@ static xp_err add_like(xp_merger *m, tmpl *t, source *s, double weight,
 		tot[2] = lay->n[XP_T_COUNTERS];
 		tot[3] = e ? e->sum : 0;
 	}
+	/* What is read again adds up as what was checked, or the file
+	 * changed in between. */
+	uint64_t raw[2] = {0, 0};
 	if ((err = combine_table(m, t->dcnt, s, XP_T_COUNTERS, XP_CN_VALUE,
-	                         first, tot ? &tot[3] : NULL, done[0])) ||
+	                         first, tot ? &tot[3] : NULL, e ? &raw[0] : NULL,
+	                         done[0])) ||
 	    (err = combine_table(m, t->dref, s, XP_T_BLOCKREFS, XP_BR_COUNT,
-	                         first, NULL, done[1])))
+	                         first, NULL, e ? &raw[1] : NULL, done[1])))
 		return err;
+	for (int k = 0; e && k < 2; k++)
+		if (raw[k] != e->seen[k] - e->check[k])
+			return XP_E_INVAL;
 	for (uint32_t k = 0; k < t->ntv; k++) {
 		tvproc *v = &t->tv[k];
 		const unsigned char *a = recs(s, XP_T_VPVALS, v->first_vpval,
