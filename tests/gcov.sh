@@ -7,7 +7,8 @@
 #    reads back with the same records, and big-endian data converted to
 #    feedback is written back by xprof_merge --gcda as the same bytes;
 #  - the text of a small data file is exactly tests/gcov/small12-gcda.text;
-#  - data of another compilation, and notes, are not merged;
+#  - data of another compilation, and notes, are not merged; a record
+#    of no bytes is merged as it is;
 #  - live, for each GCC installed of the releases the module reads
 #    (gcc-11, gcc-12): two runs of a coverage build (--coverage -O0) and
 #    of a PGO build (-O2 -fprofile-generate, with value profiles), each
@@ -106,6 +107,19 @@ if [ "$st" = 2 ] && [ ! -e "$work/x.gcda" ] &&
 	pass merge-notes-refused
 else
 	fail merge-notes-refused "status $st: $(cat "$work/err")"
+fi
+
+# A record of an unknown tag with no bytes (the first record of its
+# kind, tests/fuzz/corpus/gcov/empty-record.gcda) is written and merged
+# as it is; the sanitizers stopped at its empty bytes once.
+er=$SRCDIR/tests/fuzz/corpus/gcov/empty-record.gcda
+if "$MERGE" -o "$work/er.gcda" "$er" "$er" 2> "$work/err" &&
+    "$BTOA" "$work/er.gcda" "$work/er.text" 2>> "$work/err" &&
+    grep -qx 'record 0x00000003 -' "$work/er.text" &&
+    grep -q '^summary runs 2 ' "$work/er.text" && [ ! -s "$work/err" ]; then
+	pass merge-empty-record
+else
+	fail merge-empty-record "$(cat "$work/err")"
 fi
 
 # Conversion to feedback: data without its notes, or with the notes of

@@ -314,15 +314,18 @@ static xp_err merge_records(mg *m)
 			rc.b = sum32(ra ? ra->b : 0, rb->b, m);
 			err = xp_gcov_add_rec(m->nw, &rc);
 		} else if (rb->type == XP_GCOV_UNKNOWN) {
+			/* Records of no bytes have no place in raw. */
 			if (ra != NULL && (ra->n != rb->n ||
-			    memcmp(a->raw + ra->index, b->raw + rb->index,
-			           rb->n) != 0))
+			    (rb->n > 0 && memcmp(a->raw + ra->index,
+			                         b->raw + rb->index, rb->n) != 0)))
 				return xp_diag_file(m->d, XP_E_INVAL, m->name,
 				                    "record 0x%08x (unknown) differs "
 				                    "from the merged profile's",
 				                    rb->tag);
 			rc.index = m->nw->n_raw;
-			err = xp_gcov_add_raw(m->nw, b->raw + rb->index, rb->n);
+			err = rb->n == 0 ? XP_E_OK
+			                 : xp_gcov_add_raw(m->nw, b->raw + rb->index,
+			                                   rb->n);
 			if (err == XP_E_OK)
 				err = xp_gcov_add_rec(m->nw, &rc);
 		} else {

@@ -630,7 +630,9 @@ static void put_record(xp_wbuf *w, const xp_gcov *g,
 		}
 		break;
 	default:
-		xp_wbuf_write(w, g->raw + rc->index, rc->n);
+		/* A record of no bytes may come before any other is kept. */
+		if (rc->n > 0)
+			xp_wbuf_write(w, g->raw + rc->index, rc->n);
 		break;
 	}
 }
