@@ -454,12 +454,29 @@ static xp_err parse_record(ps *p)
 	return parse_value_kinds(p, f);
 }
 
+/* A NUL byte is refused wherever it stands: a name holding one would
+ * end there, and be written back as another. */
+static xp_err no_nul(const xp_lines *text)
+{
+	xp_lines l = *text;
+
+	while (xp_lines_next(&l)) {
+		const char *z = memchr(l.line, '\0', l.len);
+		if (z != NULL)
+			return xp_lines_error(&l, XP_E_SYNTAX, z,
+			                      "a NUL byte (LLVM text holds none)");
+	}
+	return XP_E_OK;
+}
+
 xp_err xp_llvm_parse(xp_lines *l, xp_llvm **out)
 {
 	ps p;
 	xp_err err;
 
 	*out = NULL;
+	if ((err = no_nul(l)) != XP_E_OK)
+		return err;
 	memset(&p, 0, sizeof p);
 	p.l = l;
 	if ((p.m = xp_llvm_new()) == NULL)
