@@ -552,6 +552,8 @@ typedef struct {
 	xp_mismatch mismatch;
 	double scale;   /* applied to every count at the end; 0 means 1 */
 	int sparse;     /* drop procedures whose counters are all zero */
+	unsigned threads; /* threads the result may be planned on (0 or 1:
+	                     the caller's alone); the same result either way */
 } xp_merge_opts;
 
 /*

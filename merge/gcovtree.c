@@ -264,7 +264,7 @@ int gcovtree_write(const char *prog, const char *out, xp_prof *const *profs,
  * directory. */
 static int write_feedback(tmerge *t)
 {
-	xp_merge_opts mo = { XP_MERGE_SUM, XP_MISMATCH_ERROR, 1, 0 };
+	xp_merge_opts mo = { XP_MERGE_SUM, XP_MISMATCH_ERROR, 1, 0, 0 };
 	xp_merger *m = xp_merger_new(&mo);
 	xp_diags *d = NULL;
 	int st = m != NULL ? 0 : -1;

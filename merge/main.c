@@ -1309,6 +1309,7 @@ int main(int argc, char **argv)
 	if (cl.jobs == 0)
 		cl.jobs = tool_default_jobs();
 	r.njobs = cl.mo.mismatch == XP_MISMATCH_ERROR ? 1 : (unsigned)cl.jobs;
+	cl.mo.threads = r.njobs;
 	r.lo = cl.lo;
 	r.pmo = cl.pmo;
 	r.scale = cl.mo.scale;

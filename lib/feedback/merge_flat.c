@@ -23,6 +23,7 @@
  * a VP_PROC value that the cut to n_values_per_vp drops (which strings
  * stay is then its to say), and --sparse (which drops procedures).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -851,10 +852,30 @@ static void put_flat(void *ctx, unsigned e, recout *o)
 	                   e);
 }
 
+/* The part of the plan that reads the template alone: its lists, its
+ * tuples and the order of its procedures. */
+typedef struct {
+	flat *F;
+	int ok;
+	xp_err err;
+} layout_plan;
+
+static void *plan_layout(void *arg)
+{
+	layout_plan *L = arg;
+	L->ok = 1;
+	if (!(L->err = check_lists(L->F, &L->ok)) && L->ok &&
+	    !(L->err = plan_tuples(L->F)))
+		L->err = plan_order(L->F, &L->ok);
+	return NULL;
+}
+
 /*
  * Plans the result of the lazy template t; *ok cleared (nothing
  * changed) when the accumulator must make it.  The template's delta
- * holds the final counts once this succeeds.
+ * holds the final counts once this succeeds.  With threads to spare
+ * (xp_merge_opts.threads), the template's part is planned on a thread
+ * of its own while the value profiles are; they share nothing.
  */
 static xp_err plan_flat(flat *F, int *ok, xp_diags *d)
 {
@@ -868,9 +889,21 @@ static xp_err plan_flat(flat *F, int *ok, xp_diags *d)
 		return XP_E_NOMEM;
 	for (uint32_t i = 0; i < nstr; i++)
 		m->rank[i] = i;
-	if ((err = check_lists(F, ok)) || !*ok ||
-	    (err = plan_tuples(F)) || (err = plan_order(F, ok)) || !*ok ||
-	    (err = plan_values(F, ok, &nsat)) || !*ok) {
+	layout_plan L = {F, 1, XP_E_OK};
+	pthread_t th;
+	int apart = m->o.threads > 1 &&
+	            pthread_create(&th, NULL, plan_layout, &L) == 0;
+	if (!apart)
+		plan_layout(&L);
+	*ok = 1;
+	err = apart || (!L.err && L.ok) ? plan_values(F, ok, &nsat) : XP_E_OK;
+	if (apart)
+		pthread_join(th, NULL);
+	if (!err)
+		err = L.err;
+	if (!L.ok)
+		*ok = 0;
+	if (err || !*ok) {
 		/* Weighing the template's values again changed nothing
 		 * but this. */
 		m->saturated = saturated;

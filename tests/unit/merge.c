@@ -340,8 +340,8 @@ static void test_max_min(void)
 	for (int r = 0; r < ROUNDS / 2; r++) {
 		xp_fb *p[3] = {random_profile(1000, 0), random_profile(1000, 0),
 		               random_profile(1000, 0)};
-		xp_merge_opts omax = {XP_MERGE_MAX, XP_MISMATCH_ERROR, 1, 0};
-		xp_merge_opts omin = {XP_MERGE_MIN, XP_MISMATCH_ERROR, 1, 0};
+		xp_merge_opts omax = {XP_MERGE_MAX, XP_MISMATCH_ERROR, 1, 0, 0};
+		xp_merge_opts omin = {XP_MERGE_MIN, XP_MISMATCH_ERROR, 1, 0, 0};
 		char *tmax = merge_text(p, NULL, 3, &omax, NULL);
 		char *tmin = merge_text(p, NULL, 3, &omin, NULL);
 		xp_fb *fmax = parse(tmax), *fmin = parse(tmin);
@@ -420,7 +420,7 @@ static void test_mismatch_error(void)
 			sig[3] = sig[3] == 'f' ? 'e' : 'f';
 	}
 	xp_fb *b2 = tb ? parse(tb) : NULL;
-	xp_merge_opts oe = {XP_MERGE_SUM, XP_MISMATCH_ERROR, 1, 0};
+	xp_merge_opts oe = {XP_MERGE_SUM, XP_MISMATCH_ERROR, 1, 0, 0};
 	xp_merger *m = xp_merger_new(&oe);
 	xp_diags *d = xp_diags_new(0);
 	CHECK(xp_merger_add(m, a, 1, "a", d) == XP_E_OK);
@@ -538,7 +538,7 @@ static void test_vp_cut(void)
 	int cut = 0;
 	for (int r = 0; r < ROUNDS; r++) {
 		xp_fb *p[8];
-		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0};
+		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0, 0};
 		for (int i = 0; i < 8; i++)
 			p[i] = vp_profile();
 		/* merge_text compares the shared-out merges with this one. */
@@ -566,7 +566,7 @@ static void test_versions_order(void)
 	                               {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 	int cut = 0;
 	for (int r = 0; r < ROUNDS; r++) {
-		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0};
+		xp_merge_opts o = {(xp_merge_mode)(r % 3), XP_MISMATCH_WARN, 1, 0, 0};
 		xp_fb *p[3];
 		double w[3];
 		for (int i = 0; i < 3; i++) {
@@ -769,7 +769,7 @@ static void test_layouts(void)
 	static const xp_merge_mode modes[3] = {XP_MERGE_SUM, XP_MERGE_MAX,
 	                                       XP_MERGE_MIN};
 	for (int r = 0; r < 12; r++) {
-		xp_merge_opts o = {modes[r % 3], XP_MISMATCH_SKIP, 1, r % 4 == 3};
+		xp_merge_opts o = {modes[r % 3], XP_MISMATCH_SKIP, 1, r % 4 == 3, 0};
 		xp_fb *same[LIN], *mixed[LIN], *shuf[LIN], *rev[LIN];
 		double w[LIN], wrev[LIN];
 		for (int i = 0; i < LIN; i++) {
@@ -855,7 +855,7 @@ static void test_write(void)
 		int n = 1 + (int)(rnd() % 4);
 		for (int i = 0; i < n; i++)
 			p[i] = random_profile(round % 5 == 0 ? 0 : 1000, 1);
-		xp_merge_opts o = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0};
+		xp_merge_opts o = {XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0, 0};
 		o.mode = (xp_merge_mode)(rnd() % 3);
 		o.sparse = rnd() % 3 == 0;
 		if (rnd() % 3 == 0)

@@ -710,7 +710,7 @@ static void test_merger(void)
 		}
 		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3),
 		                   rnd() % 2 ? XP_MISMATCH_WARN : XP_MISMATCH_SKIP,
-		                   rnd() % 5 == 0 ? 1.5 : 1, (int)(rnd() % 2)};
+		                   rnd() % 5 == 0 ? 1.5 : 1, (int)(rnd() % 2), 0};
 		if (round % 10 == 0)
 			o.mismatch = XP_MISMATCH_ERROR;
 		char *a = merge_all(&in, &o, 1);
@@ -719,7 +719,10 @@ static void test_merger(void)
 		/* Shared out over mergers and reduced: the same result. */
 		for (int jobs = 2; jobs <= 3 && strncmp(a, "FAILED", 6) != 0;
 		     jobs++) {
-			char *t = merge_split(&in, &o, jobs, jobs == 2);
+			/* The result planned on threads too. */
+			xp_merge_opts oj = o;
+			oj.threads = (unsigned)jobs;
+			char *t = merge_split(&in, &oj, jobs, jobs == 2);
 			size_t tl = t ? strlen(t) : 0;
 			CHECK(t && strncmp(a, t, tl) == 0 && a[tl] == '[');
 			free(t);
@@ -964,12 +967,15 @@ static void test_one_layout(void)
 			       0);
 		xp_merge_opts o = {(xp_merge_mode)(rnd() % 3), XP_MISMATCH_WARN,
 		                   rnd() % 5 == 0 ? 1.5 : rnd() % 4 == 0 ? 0.5 : 1,
-		                   rnd() % 6 == 0};
+		                   rnd() % 6 == 0, 0};
 		char *a = merge_all(&in, &o, 1);
 		char *b = merge_all(&in, &o, 0);
 		CHECK_STR(a, b);
 		for (int jobs = 2; jobs <= 3 && n > 1; jobs++) {
-			char *t = merge_split(&in, &o, jobs, jobs == 2);
+			/* The result planned on threads too. */
+			xp_merge_opts oj = o;
+			oj.threads = (unsigned)jobs;
+			char *t = merge_split(&in, &oj, jobs, jobs == 2);
 			size_t tl = t ? strlen(t) : 0;
 			CHECK(t && strncmp(a, t, tl) == 0 && a[tl] == '[');
 			free(t);
