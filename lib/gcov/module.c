@@ -342,7 +342,11 @@ xp_gcov_rectype xp_gcov_rectype_of(const xp_gcov_layout *lay, xp_gcov_kind k,
 		     : XP_GCOV_UNKNOWN;
 	if (tag == XP_GCOV_TAG_SUMMARY)
 		return XP_GCOV_SUMMARY;
-	if (tag >= XP_GCOV_TAG_COUNTER_BASE && (tag & 0xffffu) == 0 &&
+	/* Exactly a counter tag: GCC also reads the tag with the bit
+	 * below K's set as K's counters, but never writes it, and it
+	 * would be written back as K's tag. */
+	if (tag >= XP_GCOV_TAG_COUNTER_BASE &&
+	    ((tag - XP_GCOV_TAG_COUNTER_BASE) & 0x1ffffu) == 0 &&
 	    (tag - XP_GCOV_TAG_COUNTER_BASE) >> 17 < lay->n_counters)
 		return XP_GCOV_COUNTERS;
 	return XP_GCOV_UNKNOWN;
