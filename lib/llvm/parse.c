@@ -421,10 +421,16 @@ static xp_err parse_bitmap(ps *p, xp_llvm_func *f)
 /* One record, from its name line (current). */
 static xp_err parse_record(ps *p)
 {
-	xp_llvm_func *f = xp_llvm_add_func(p->m);
+	xp_llvm_func *f;
 	uint64_t n;
 	xp_err err;
 
+	/* Read as a name, it would be written back as a flag. */
+	if (p->s[0] == ':')
+		return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
+		                      "a header flag after the first record "
+		                      "(no function name starts with ':')");
+	f = xp_llvm_add_func(p->m);
 	if (f == NULL || (f->name = xp_strndup(p->s, p->n)) == NULL)
 		return XP_E_NOMEM;
 	p->pending = 0;
