@@ -430,6 +430,16 @@ static xp_err parse_record(ps *p)
 		return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
 		                      "a header flag after the first record "
 		                      "(no function name starts with ':')");
+	/* After another record, it would be its number of value kinds. */
+	size_t d = 0;
+	while (d < p->n && p->s[d] >= '0' && p->s[d] <= '9')
+		d++;
+	if (d == p->n)
+		return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
+		                      "a function name of digits alone ('%.*s'), "
+		                      "which after a record reads as its number "
+		                      "of value kinds",
+		                      (int)(p->n > 40 ? 40 : p->n), p->s);
 	f = xp_llvm_add_func(p->m);
 	if (f == NULL || (f->name = xp_strndup(p->s, p->n)) == NULL)
 		return XP_E_NOMEM;
