@@ -425,11 +425,16 @@ static xp_err parse_record(ps *p)
 	uint64_t n;
 	xp_err err;
 
-	/* Read as a name, it would be written back as a flag. */
+	/* Read as a name, it would be written back as a flag, or after
+	 * another record as its bitmap. */
 	if (p->s[0] == ':')
 		return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
 		                      "a header flag after the first record "
 		                      "(no function name starts with ':')");
+	if (p->s[0] == '$')
+		return xp_lines_error(p->l, XP_E_SYNTAX, p->s,
+		                      "a bitmap where a record begins (no "
+		                      "function name starts with '$')");
 	/* After another record, it would be its number of value kinds. */
 	size_t d = 0;
 	while (d < p->n && p->s[d] >= '0' && p->s[d] <= '9')
@@ -470,9 +475,11 @@ static xp_err parse_record(ps *p)
 	return parse_value_kinds(p, f);
 }
 
-/* A NUL byte is refused wherever it stands: a name holding one would
- * end there, and be written back as another. */
-static xp_err no_nul(const xp_lines *text)
+/* Bytes no name can hold, refused wherever they stand: a NUL byte (a
+ * name would end there) and a carriage return at the end of a line
+ * after the one that a line ending of CR LF has (it would be taken for
+ * that one when read back). */
+static xp_err odd_bytes(const xp_lines *text)
 {
 	xp_lines l = *text;
 
@@ -481,6 +488,12 @@ static xp_err no_nul(const xp_lines *text)
 		if (z != NULL)
 			return xp_lines_error(&l, XP_E_SYNTAX, z,
 			                      "a NUL byte (LLVM text holds none)");
+		if (l.len >= 2 && l.line[l.len - 1] == '\r' &&
+		    l.line[l.len - 2] == '\r')
+			return xp_lines_error(&l, XP_E_SYNTAX,
+			                      l.line + l.len - 2,
+			                      "a carriage return at the end of "
+			                      "the line, before that of its CR LF");
 	}
 	return XP_E_OK;
 }
@@ -491,7 +504,7 @@ xp_err xp_llvm_parse(xp_lines *l, xp_llvm **out)
 	xp_err err;
 
 	*out = NULL;
-	if ((err = no_nul(l)) != XP_E_OK)
+	if ((err = odd_bytes(l)) != XP_E_OK)
 		return err;
 	memset(&p, 0, sizeof p);
 	p.l = l;
