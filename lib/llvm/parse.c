@@ -210,6 +210,12 @@ static xp_err parse_traces(ps *p)
 				b--;
 			if (b == a)
 				continue;
+			/* First on the line written back, a comment. */
+			if (p->s[a] == '#')
+				return xp_lines_error(p->l, XP_E_SYNTAX,
+				                      p->s + a, "a function "
+				                      "name of a trace starts "
+				                      "with '#'");
 			if ((t->names[t->n_names] =
 			     xp_strndup(p->s + a, b - a)) == NULL)
 				return XP_E_NOMEM;
