@@ -512,7 +512,10 @@ static xp_err parse_counters(tp *t, xp_gcov_rec *rc)
 		t->p = s;
 		return parse_list(t, rc);
 	}
-	if ((err = unum(t, "number of counters", UINT32_MAX / 8, &v)))
+	/* As many as a negative length of 32 bits can say: 2^31 bytes, or
+	 * words, of counters of 8 bytes (2 words). */
+	if ((err = unum(t, "number of counters",
+	                0x80000000u / (t->lay->bytes ? 8 : 2), &v)))
 		return err;
 	rc->zero = 1;
 	rc->n = (size_t)v;
