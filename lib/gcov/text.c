@@ -544,9 +544,9 @@ static xp_err parse_raw(tp *t, xp_gcov_rec *rc)
 		              ? "pairs of hex digits" : "hex words");
 	for (size_t i = 0; i < n; i += 2, rc->n++) {
 		int hi = xp_hexval(s[i]), lo = xp_hexval(s[i + 1]);
-		unsigned char b = (unsigned char)(hi << 4 | lo);
 		if (hi < 0 || lo < 0)
 			return err_at(t, s + i, "%s", "not a hex digit");
+		unsigned char b = (unsigned char)(hi << 4 | lo);
 		if ((err = xp_gcov_add_raw(t->g, &b, 1)))
 			return err;
 	}
