@@ -1036,7 +1036,9 @@ size_t xp_sym_inlined(xp_sym *s, uint64_t addr, xp_sym_frame *frames,
  * The overlap of two count vectors a and b (a counter missing on one side
  * counts as 0) is the sum over counters of min(a_i/sum_a, b_i/sum_b), a
  * number in [0, 1]: 1 when both sums are 0 or the vectors are
- * proportional, 0 when exactly one sum is 0.
+ * proportional, and only then; 0 when exactly one sum is 0.  It is
+ * summed exactly, in integers, and divided once, so the order of the
+ * counters does not change it.
  */
 
 /* What differs between the two versions of an entity (xp_cmp_entry). */

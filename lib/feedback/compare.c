@@ -30,14 +30,11 @@
  * procedures, in index order, adds each counter's share to the
  * overlaps of its procedure, object file and profile.
  *
- * Sums of counts are kept exactly in 128 bits, and the questions that
- * decide a result (are two vectors proportional, which of two shares is
- * the smaller, does a prefix reach a share of the total) are answered
- * with exact integer arithmetic, so no rounding can turn equal profiles
- * into different ones.  Only the overlap figure itself is a
- * floating-point number.
+ * Sums of counts are kept exactly in 128 bits, and the overlap is summed
+ * exactly as a fraction of integers, so no rounding can turn equal
+ * profiles into different ones, and no order of the counters changes a
+ * figure.  Only the overlap's final quotient is a floating-point number.
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,131 +42,166 @@
 #include "feedback/compare.h"
 
 /* ------------------------------------------------------------------ */
-/* Exact arithmetic                                                    */
-/* ------------------------------------------------------------------ */
-
-/* Is a * sb == b * sa?  Decides proportionality without rounding. */
-static int cross_equal(uint64_t a, u128 sb, uint64_t b, u128 sa)
-{
-	big x, y;
-
-	big_mul(&x, sb, a);
-	big_mul(&y, sa, b);
-	return big_cmp(&x, &y) == 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* Overlap                                                             */
 /* ------------------------------------------------------------------ */
 
 /*
- * What an overlap needs: the two exact sums, the running sum of minima,
- * and whether every pair seen so far was proportional to the sums.
+ * The overlap sum over i of min(a_i / sum_a, b_i / sum_b) is the
+ * fraction N / D of the integers D = sum_a * sum_b and N = sum over i of
+ * min(a_i * sum_b, b_i * sum_a), which is sum_b * X_a + sum_a * X_b, with
+ * X_a the sum of the a_i whose share is the smaller (or equal) and X_b
+ * that of the other b_i.  So the figure is exact up to one division at
+ * the end; it does not depend on the order of the counters; no division
+ * is made per counter, only the products that decide which share is the
+ * smaller; and the overlap is 1 exactly when N = D, which is when every
+ * pair is proportional to the sums (each term is at most a_i * sum_b,
+ * whose sum is D).
  */
+typedef unsigned __int128 xp_u128;
+
 typedef struct {
 	u128 sa, sb;
-	long double lsa, lsb; /* the sums as long doubles */
-	long double acc;
-	int prop;
-	int none;   /* a sum is 0: no pair adds anything */
-	int narrow; /* both sums below 2^64, exact as long doubles */
-	/* Otherwise, with 64-bit long double mantissas: lsa is ma * 2^ea,
-	 * lsb mb * 2^eb (exact: they are integers below 2^128). */
-	int split;
-	uint64_t ma, mb;
-	int ed;     /* eb - ea */
+	int none;   /* a sum is 0 */
+	int narrow; /* both sums below 2^64 */
+	xp_u128 xa, xb; /* X_a and X_b: at most sum_a and sum_b */
 } ovl;
 
 static void ovl_start(ovl *o)
 {
-	int ea, eb;
-
-	o->lsa = u128_ld(o->sa);
-	o->lsb = u128_ld(o->sb);
-	o->acc = 0;
-	o->prop = 1;
+	o->xa = o->xb = 0;
 	o->none = u128_zero(o->sa) || u128_zero(o->sb);
-	o->narrow = LDBL_MANT_DIG >= 64 && o->sa.hi == 0 && o->sb.hi == 0;
-	o->split = !o->none && !o->narrow && LDBL_MANT_DIG == 64;
-	if (o->split) {
-		o->ma = (uint64_t)ldexpl(frexpl(o->lsa, &ea), 64);
-		o->mb = (uint64_t)ldexpl(frexpl(o->lsb, &eb), 64);
-		o->ed = eb - ea;
-	}
+	o->narrow = o->sa.hi == 0 && o->sb.hi == 0;
 }
 
-/* Is x * 2^e <= y (e >= 0)? */
-static inline int shl_le(unsigned __int128 x, int e, unsigned __int128 y)
+/* x * (hi * 2^64 + lo) as t * 2^64 + w (t below 2^128 - 2^64). */
+static inline void mul192(uint64_t x, uint64_t hi, uint64_t lo, xp_u128 *t,
+                          uint64_t *w)
 {
-	return e >= 128 ? x == 0 : x <= y >> e;
-}
+	xp_u128 l = (xp_u128)x * lo;
 
-/* Is x <= y * 2^e (e >= 0)? */
-static inline int le_shl(unsigned __int128 x, unsigned __int128 y, int e)
-{
-	if (e >= 128)
-		return y != 0 || x == 0;
-	unsigned __int128 low = ((unsigned __int128)1 << e) - 1;
-	return (x >> e) + ((x & low) != 0) <= y;
+	*w = (uint64_t)l;
+	*t = (xp_u128)x * hi + (uint64_t)(l >> 64);
 }
 
 /*
- * Adds min(a[i] / sum_a, b[i] / sum_b) for i from 0 to n - 1, in this
- * order, which the rounding of the sum depends on.  Which of the two
- * rounded quotients is the smaller is decided exactly in integers before
- * dividing, and only that one is divided: rounding is monotonic, so that
- * gives the minimum bit for bit.  With narrow sums a[i] * sum_b and
- * b[i] * sum_a fit 128 bits (and say whether the two are proportional);
- * otherwise the long double sums are split into mantissa and exponent.
- * A pair with a 0 adds +0, which changes nothing.  The running sum stays
- * in a register through the loop, and the divisor is indexed, not chosen
- * by a branch that would guess wrong half of the time.
+ * Adds to X_a or X_b the counters a[i], b[i] (i < n) whose a[i] * hb
+ * and b[i] * ha decide which share is the smaller, as the pair of sums
+ * (ha, hb) of the narrow case or, when the sums are wider, their top 64
+ * bits (ovl_add): pairs that do not meet the test t are left out, and
+ * the result says whether there were any.  Which share is the smaller is
+ * unpredictable, so it is chosen by masks, not branches.
+ */
+static inline __attribute__((always_inline)) int
+add_by(ovl *o, const uint64_t *a, const uint64_t *b, size_t n, uint64_t ha,
+       uint64_t hb, int wide)
+{
+	xp_u128 xa = o->xa, xb = o->xb;
+	int left = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		xp_u128 p = (xp_u128)a[i] * hb, q = (xp_u128)b[i] * ha;
+		uint64_t le;
+
+		if (wide) {
+			/* Decided only when the ranges do not meet. */
+			le = p + a[i] <= q;
+			uint64_t gt = q + b[i] <= p, ok = le | gt;
+			left |= !ok;
+			uint64_t m = (uint64_t)0 - le, k = (uint64_t)0 - gt;
+			xa += a[i] & m;
+			xb += b[i] & k;
+		} else {
+			le = p <= q;
+			uint64_t m = (uint64_t)0 - le;
+			xa += a[i] & m;
+			xb += b[i] & ~m;
+		}
+	}
+	o->xa = xa;
+	o->xb = xb;
+	return left;
+}
+
+/*
+ * Adds the counters a[i], b[i] (i < n) to X_a or X_b.  Both sums below
+ * 2^64, their products with the counters decide.  Otherwise, with
+ * sum_a = ha * 2^s + ra and sum_b = hb * 2^s + rb (ha, hb below 2^64; ra,
+ * rb below 2^s), a * sum_b lies in [a * hb, a * hb + a] * 2^s and
+ * b * sum_a in [b * ha, b * ha + b] * 2^s: when one range ends before the
+ * other starts, the two products of 64 bits decide.  The other pairs,
+ * shares within about 2^-64 of each other and rare, are added with the
+ * full products.
  */
 static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
 {
-	long double acc = o->acc, ls[2] = {o->lsa, o->lsb};
-	int prop = o->prop;
-
 	if (o->none)
 		return;
 	if (o->narrow) {
-		uint64_t sa = o->sa.lo, sb = o->sb.lo;
-
-		for (size_t i = 0; i < n; i++) {
-			unsigned __int128 p = (unsigned __int128)a[i] * sb;
-			unsigned __int128 q = (unsigned __int128)b[i] * sa;
-			int bs = p > q;
-			uint64_t v = bs ? b[i] : a[i];
-
-			prop &= p == q;
-			acc += (long double)v / ls[bs];
-		}
-	} else if (o->split) {
-		for (size_t i = 0; i < n; i++) {
-			/* a / lsa <= b / lsb: a * mb * 2^eb <= b * ma * 2^ea */
-			unsigned __int128 p = (unsigned __int128)a[i] * o->mb;
-			unsigned __int128 q = (unsigned __int128)b[i] * o->ma;
-			int bs = o->ed >= 0 ? !shl_le(p, o->ed, q)
-			                    : !le_shl(p, q, -o->ed);
-			uint64_t v = bs ? b[i] : a[i];
-
-			acc += (long double)v / ls[bs];
-			if (prop)
-				prop = cross_equal(a[i], o->sb, b[i], o->sa);
-		}
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			if ((a[i] | b[i]) == 0)
-				continue;
-			long double x = (long double)a[i] / ls[0];
-			long double y = (long double)b[i] / ls[1];
-			acc += x < y ? x : y;
-			if (prop)
-				prop = cross_equal(a[i], o->sb, b[i], o->sa);
-		}
+		add_by(o, a, b, n, o->sa.lo, o->sb.lo, 0);
+		return;
 	}
-	o->acc = acc;
-	o->prop = prop;
+	uint64_t top = o->sa.hi > o->sb.hi ? o->sa.hi : o->sb.hi;
+	int s = 64 - __builtin_clzll(top);
+	xp_u128 sa = (xp_u128)o->sa.hi << 64 | o->sa.lo;
+	xp_u128 sb = (xp_u128)o->sb.hi << 64 | o->sb.lo;
+	uint64_t ha = (uint64_t)(sa >> s), hb = (uint64_t)(sb >> s);
+
+	if (!add_by(o, a, b, n, ha, hb, 1))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		xp_u128 p = (xp_u128)a[i] * hb, q = (xp_u128)b[i] * ha;
+		xp_u128 pt, qt;
+		uint64_t pw, qw;
+
+		if (p + a[i] <= q || q + b[i] <= p)
+			continue;
+		mul192(a[i], o->sb.hi, o->sb.lo, &pt, &pw);
+		mul192(b[i], o->sa.hi, o->sa.lo, &qt, &qw);
+		if (pt < qt || (pt == qt && pw <= qw))
+			o->xa += a[i];
+		else
+			o->xb += b[i];
+	}
+}
+
+/* r = x * y in four words, least significant first. */
+static void mul256(xp_u128 x, xp_u128 y, uint64_t r[4])
+{
+	uint64_t x0 = (uint64_t)x, x1 = (uint64_t)(x >> 64);
+	uint64_t y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
+	xp_u128 ll = (xp_u128)x0 * y0, lh = (xp_u128)x0 * y1;
+	xp_u128 hl = (xp_u128)x1 * y0, hh = (xp_u128)x1 * y1;
+	xp_u128 m = (ll >> 64) + (uint64_t)lh + (uint64_t)hl;
+	xp_u128 h = hh + (lh >> 64) + (hl >> 64) + (m >> 64);
+
+	r[0] = (uint64_t)ll;
+	r[1] = (uint64_t)m;
+	r[2] = (uint64_t)h;
+	r[3] = (uint64_t)(h >> 64);
+}
+
+/* The number of significant bits of the four words x. */
+static int bits256(const uint64_t x[4])
+{
+	for (int k = 3; k >= 0; k--)
+		if (x[k])
+			return 64 * k + 64 - __builtin_clzll(x[k]);
+	return 0;
+}
+
+/* x >> s as 128 bits, for x below 2^(128 + s). */
+static xp_u128 shr256(const uint64_t x[4], int s)
+{
+	int k = s / 64, r = s % 64;
+	uint64_t w[3];
+
+	for (int i = 0; i < 3; i++)
+		w[i] = k + i < 4 ? x[k + i] : 0;
+	if (r) {
+		w[0] = w[0] >> r | w[1] << (64 - r);
+		w[1] = w[1] >> r | w[2] << (64 - r);
+	}
+	return (xp_u128)w[1] << 64 | w[0];
 }
 
 static double ovl_result(const ovl *o)
@@ -180,11 +212,29 @@ static double ovl_result(const ovl *o)
 		return 1.0;
 	if (za || zb)
 		return 0.0;
-	if (o->prop)
+	xp_u128 sa = (xp_u128)o->sa.hi << 64 | o->sa.lo;
+	xp_u128 sb = (xp_u128)o->sb.hi << 64 | o->sb.lo;
+	uint64_t d[4], n[4], t[4];
+	unsigned c = 0;
+
+	mul256(sa, sb, d);
+	mul256(sb, o->xa, n);
+	mul256(sa, o->xb, t);
+	for (int k = 0; k < 4; k++) {
+		xp_u128 v = (xp_u128)n[k] + t[k] + c;
+		n[k] = (uint64_t)v;
+		c = (unsigned)(v >> 64);
+	}
+	if (memcmp(d, n, sizeof d) == 0)
 		return 1.0;
-	if (o->acc > 1)
-		return 1.0;
-	return (double)o->acc;
+	/* N < D: both shifted until D has 128 bits, which leaves the
+	 * quotient within 2^-126 of the exact one, then divided.  A
+	 * quotient that rounds to 1 is shown as the largest double below
+	 * it: the overlap is 1 only for proportional vectors. */
+	int bd = bits256(d), s = bd > 128 ? bd - 128 : 0;
+	long double q = (long double)shr256(n, s) / (long double)shr256(d, s);
+	double v = (double)q;
+	return v < 1.0 ? v : nextafter(1.0, 0.0);
 }
 
 double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n)
@@ -1274,37 +1324,19 @@ static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
 	}
 }
 
-/*
- * Adds the shares of the counters joined in j to the overlaps of their
- * procedure (o), of its object file (entry of) and of the whole profile.
- * A pair with a 0 adds +0, which changes no sum, and is proportional
- * only when both are 0: such pairs are dropped first, which spares
- * their divisions, the order of the others kept.
- */
-static void add_shares(xp_cmp *c, cjoin *j, ovl *o, uint32_t of)
+/* Adds the shares of the counters joined in j to the overlaps of their
+ * procedure (o), of its object file (entry of) and of the whole profile. */
+static void add_shares(xp_cmp *c, const cjoin *j, ovl *o, uint32_t of)
 {
-	size_t m = 0;
-	int one = 0;
-
-	for (size_t k = 0; k < j->n; k++) {
-		uint64_t a = j->va[k], b = j->vb[k];
-		j->va[m] = a;
-		j->vb[m] = b;
-		m += a != 0 && b != 0;
-		one |= (a == 0) != (b == 0);
-	}
-	ovl_add(o, j->va, j->vb, m);
-	ovl_add(&c->o_ofs[of], j->va, j->vb, m);
-	ovl_add(&c->o_total, j->va, j->vb, m);
-	if (one)
-		o->prop = c->o_ofs[of].prop = c->o_total.prop = 0;
+	ovl_add(o, j->va, j->vb, j->n);
+	ovl_add(&c->o_ofs[of], j->va, j->vb, j->n);
+	ovl_add(&c->o_total, j->va, j->vb, j->n);
 }
 
 /*
  * The pass over the procedures: match, sum, compare, and add every
  * counter's share to the overlaps of its procedure, its object file and
- * the whole profile (in this order of procedures and counters, which the
- * rounding of the sums depends on).
+ * the whole profile.
  */
 static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
                             const uint32_t *map_b)

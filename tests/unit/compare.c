@@ -44,53 +44,111 @@ static void test_overlap(void)
 	CHECK(NEAR(xp_overlap(big2, one, 2), 0.5 + 1.0 / 3));
 }
 
-/* A long double of an exact 128-bit sum, as the library makes it. */
-static long double ld128(unsigned __int128 x)
+/* A 320-bit number in 32-bit limbs, least significant first: the
+ * reference arithmetic of the overlap, made apart from the library's. */
+typedef struct {
+	uint32_t w[10];
+} ref;
+
+/* r += x * y * 2^(32 * at), x below 2^64, y below 2^128. */
+static void ref_addmul(ref *r, uint64_t x, unsigned __int128 y, int at)
 {
-	return (long double)(uint64_t)(x >> 64) * 18446744073709551616.0L +
-	       (long double)(uint64_t)x;
+	uint32_t xs[2] = {(uint32_t)x, (uint32_t)(x >> 32)};
+
+	for (int i = 0; i < 2; i++) {
+		uint64_t carry = 0;
+		for (int j = 0; at + i + j < 10; j++) {
+			uint64_t yj = j < 4 ? (uint32_t)(y >> (32 * j)) : 0;
+			uint64_t t = (uint64_t)xs[i] * yj + r->w[at + i + j] + carry;
+			r->w[at + i + j] = (uint32_t)t;
+			carry = t >> 32;
+		}
+	}
+}
+
+static int ref_cmp(const ref *x, const ref *y)
+{
+	for (int i = 9; i >= 0; i--)
+		if (x->w[i] != y->w[i])
+			return x->w[i] < y->w[i] ? -1 : 1;
+	return 0;
+}
+
+/* x as a long double, within about 2^-63 of it. */
+static long double ref_ld(const ref *x)
+{
+	long double v = 0;
+
+	for (int i = 9; i >= 0; i--)
+		v = v * 4294967296.0L + x->w[i];
+	return v;
 }
 
 /*
- * The overlap is the sum, in order and in long double, of the smaller of
- * each counter's two rounded shares: however the smaller one is found,
- * the figure is that one bit for bit, for sums below 2^64 and past it,
- * with counts of every size and some zeros.
+ * The overlap is the exact sum of min(a_i * sum_b, b_i * sum_a) over
+ * sum_a * sum_b, divided once: against that fraction worked out here
+ * with other arithmetic, for sums below 2^64 and past it, with counts
+ * of every size and some zeros.  It is below 1 whenever the vectors are
+ * not proportional, and the same whatever the order of the counters.
  */
-static void test_overlap_rounding(void)
+static void test_overlap_exact(void)
 {
 	enum { N = 1500 };
-	static uint64_t a[N], b[N];
+	static uint64_t a[N], b[N], ra[N], rb[N];
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 
 	for (unsigned round = 0; round < 60; round++) {
-		unsigned bits = 1 + round % 63;
+		unsigned bits = 1 + round % 64;
 		unsigned __int128 sa = 0, sb = 0;
-		long double acc = 0;
 
 		for (size_t i = 0; i < N; i++) {
 			a[i] = unit_next(&seed) >> (64 - bits);
 			b[i] = i % 5 == 0 ? a[i] : unit_next(&seed) >> (64 - bits);
 			if (i % 11 == 0)
 				(i % 2 ? a : b)[i] = 0;
+		}
+		/* Not proportional: a share on one side only. */
+		a[0] = 0;
+		b[0] = 1;
+		for (size_t i = 0; i < N; i++) {
 			sa += a[i];
 			sb += b[i];
 		}
-		/* Not proportional: a share on one side only. */
-		sa -= a[0];
-		sb -= b[0];
-		a[0] = 0;
-		b[0] = 1;
-		sb += 1;
-		long double lsa = ld128(sa), lsb = ld128(sb);
+		ref num, den, p, q;
+		memset(&num, 0, sizeof num);
 		for (size_t i = 0; i < N; i++) {
-			long double x = (long double)a[i] / lsa;
-			long double y = (long double)b[i] / lsb;
-			acc += x < y ? x : y;
+			memset(&p, 0, sizeof p);
+			memset(&q, 0, sizeof q);
+			ref_addmul(&p, a[i], sb, 0);
+			ref_addmul(&q, b[i], sa, 0);
+			if (ref_cmp(&p, &q) <= 0)
+				ref_addmul(&num, a[i], sb, 0);
+			else
+				ref_addmul(&num, b[i], sa, 0);
 		}
-		double want = acc > 1 ? 1.0 : (double)acc;
-		CHECK(xp_overlap(a, b, N) == want);
+		memset(&den, 0, sizeof den);
+		ref_addmul(&den, (uint64_t)sa, sb, 0);
+		ref_addmul(&den, (uint64_t)(sa >> 64), sb, 2);
+		CHECK(ref_cmp(&num, &den) < 0);
+		double want = (double)(ref_ld(&num) / ref_ld(&den));
+		double got = xp_overlap(a, b, N);
+		CHECK(got < 1.0);
+		CHECK(fabs(got - want) <= 0x1p-60 + 0x1p-52 * want);
+		/* Reversed, the same bits. */
+		for (size_t i = 0; i < N; i++) {
+			ra[i] = a[N - 1 - i];
+			rb[i] = b[N - 1 - i];
+		}
+		CHECK(xp_overlap(ra, rb, N) == got);
 	}
+	/* Shares that differ by one part in 2^64 are not the same: below 1. */
+	uint64_t x[] = {UINT64_MAX, UINT64_MAX - 1}, y[] = {UINT64_MAX - 1,
+	                                                    UINT64_MAX};
+	CHECK(xp_overlap(x, y, 2) < 1.0);
+	/* Proportional with sums past 2^64: exactly 1. */
+	uint64_t u[] = {UINT64_MAX, UINT64_MAX, 3}, v[] = {UINT64_MAX,
+	                                                    UINT64_MAX, 3};
+	CHECK(xp_overlap(u, v, 3) == 1.0);
 }
 
 static void test_cover(void)
@@ -482,7 +540,7 @@ static void test_summary_covers(void)
 int main(void)
 {
 	RUN(test_overlap);
-	RUN(test_overlap_rounding);
+	RUN(test_overlap_exact);
 	RUN(test_cover);
 	RUN(test_relative);
 	RUN(test_cmp_equal);
