@@ -76,7 +76,8 @@ GEN_SRCS := $(B)/gen/xprof_text.tab.c $(B)/gen/xprof_text.lex.c \
             $(B)/gen/dcpi_header.tab.c $(B)/gen/dcpi_header.lex.c
 GEN_HDRS := $(B)/gen/xprof_text.tab.h $(B)/gen/xprof_text.lex.h \
             $(B)/gen/dcpi_header.tab.h $(B)/gen/dcpi_header.lex.h \
-            $(B)/gen/crc32c_table.h $(B)/gen/modules.h \
+            $(B)/gen/crc32c_table.h $(B)/gen/pow10_table.h \
+            $(B)/gen/modules.h \
             $(B)/gen/xprof_formats.h
 # The modules of the foreign formats, in the order of lib/modules.list,
 # which is also the order in which they recognise a file.
@@ -186,6 +187,12 @@ $(B)/build-aux/gencrc: build-aux/gencrc.c | $(B)/build-aux
 
 $(B)/gen/crc32c_table.h: $(B)/build-aux/gencrc | $(B)/gen
 	$(B)/build-aux/gencrc > $@.tmp && mv $@.tmp $@
+
+$(B)/build-aux/genpow10: build-aux/genpow10.c | $(B)/build-aux
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(B)/gen/pow10_table.h: $(B)/build-aux/genpow10 | $(B)/gen
+	$(B)/build-aux/genpow10 > $@.tmp && mv $@.tmp $@
 
 # Library -----------------------------------------------------------------
 

@@ -4,9 +4,12 @@
  * Integers are formatted by hand (looked up below 1000, eight digits at
  * a time above, internal.h) because writing text is dominated by them.
  * Floats are written as the shortest %g text that reads back to the same
- * bits, and read with strtof/strtod under the "C" locale so that a
- * program that called setlocale() still reads and writes '.' as the
- * decimal point.
+ * bits: short decimals and normal values whose significand is no power
+ * of 2 are found with integer arithmetic (the powers of ten it needs are
+ * a table made at build time, build-aux/genpow10.c), the others with
+ * printf and strtod.  They are read with strtof/strtod under the "C"
+ * locale so that a program that called setlocale() still reads and
+ * writes '.' as the decimal point.
  */
 #include <errno.h>
 #include <float.h>
@@ -16,6 +19,8 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+
+#include "pow10_table.h"
 
 /* The entry of xp_digits3 for v < 1000. */
 #define D3(v)                                                             \
@@ -332,6 +337,119 @@ static size_t fmt_rounded(char *p, double v, int is_float)
 	return put_decimal(p, neg, m, full - 1 - x);
 }
 
+/* floor(x / 2^s), also for x < 0. */
+static inline int floor_shr(int64_t x, int s)
+{
+	return (int)(x >= 0 ? x >> s : -((-x + ((int64_t)1 << s) - 1) >> s));
+}
+
+/* floor(q log10 2) and floor(e log2 10) for the exponents of doubles,
+ * in fixed point (build-aux/genpow10.c checks them for each). */
+static inline int flog10pow2(int q)
+{
+	return floor_shr((int64_t)q * 661971961083, 41);
+}
+
+static inline int flog2pow10(int e)
+{
+	return floor_shr((int64_t)e * 913124641741, 38);
+}
+
+/*
+ * g * cp / 2^127 for g = g1 * 2^63 + g0 (g0, cp below 2^63), rounded
+ * down, with the lowest bit set when the bits dropped are not all 0.
+ */
+static inline uint64_t rop(uint64_t g1, uint64_t g0, uint64_t cp)
+{
+	const uint64_t m63 = ((uint64_t)1 << 63) - 1;
+	unsigned __int128 x = (unsigned __int128)g0 * cp;
+	unsigned __int128 y = (unsigned __int128)g1 * cp;
+	uint64_t z = ((uint64_t)y >> 1) + (uint64_t)(x >> 64);
+	uint64_t vbp = (uint64_t)(y >> 64) + (z >> 63);
+
+	return vbp | (((z & m63) + m63) >> 63);
+}
+
+/*
+ * The shortest decimal m * 10^e that reads back to c * 2^q, for the
+ * significand c (hidden bit included, not a power of 2) and exponent q
+ * of a normal double or float: Giulietti's Schubfach.  With
+ * k = floor(q log10 2), the value and the two ends of its rounding
+ * interval (half an ulp either side, included when c is even, as a
+ * reader rounds ties to even) are computed times 10^-k in fixed point
+ * with two fractional bits, from the table's 10^-k rounded up to 126
+ * bits.  The interval holds at most one multiple of 10^(k+1); when it
+ * holds one, that is the answer (its trailing zeros go when it is
+ * printed), and otherwise the one or two multiples of 10^k around the
+ * value that it holds, the nearer of two, ties to the even one.  When c
+ * is no power of 2, the interval is symmetric, so the answer is also
+ * what rounding the value to as many significant digits gives, as %g
+ * does.
+ */
+static uint64_t schubfach(uint64_t c, int q, int *e)
+{
+	int out = (int)(c & 1);
+	uint64_t cb = c << 2, cbr = cb + 2, cbl = cb - 2;
+	int k = flog10pow2(q);
+	int h = q + flog2pow10(-k) + 2;
+	const uint64_t *g = xp_pow10_g[k - XP_POW10_KMIN];
+	uint64_t vb = rop(g[0], g[1], cb << h);
+	uint64_t vbl = rop(g[0], g[1], cbl << h);
+	uint64_t vbr = rop(g[0], g[1], cbr << h);
+	uint64_t s = vb >> 2;
+
+	*e = k;
+	if (s >= 100) {
+		uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
+		int upin = vbl + out <= sp10 << 2;
+		int wpin = (tp10 << 2) + out <= vbr;
+		if (upin != wpin)
+			return upin ? sp10 : tp10;
+	}
+	uint64_t t = s + 1;
+	int uin = vbl + out <= s << 2;
+	int win = (t << 2) + out <= vbr;
+	if (uin != win)
+		return uin ? s : t;
+	uint64_t mid = (s + t) << 1;
+	return vb < mid || (vb == mid && (s & 1) == 0) ? s : t;
+}
+
+/*
+ * The shortest text of a normal v whose significand is not a power of 2,
+ * without printf; 0 for the other values (subnormal, or a power of 2,
+ * whose rounding interval is wider above than below, so that the
+ * shortest decimal in it need not be what %g rounds to).
+ */
+static size_t fmt_exact(char *p, double v, int is_float)
+{
+	uint64_t c;
+	int q, bq, e;
+
+	if (is_float) {
+		float f = (float)v;
+		uint32_t bits;
+		memcpy(&bits, &f, sizeof bits);
+		bq = (int)(bits >> 23 & 0xff);
+		c = bits & 0x7fffff;
+		if (bq == 0 || c == 0)
+			return 0;
+		c |= (uint64_t)1 << 23;
+		q = bq - 150;
+	} else {
+		uint64_t bits;
+		memcpy(&bits, &v, sizeof bits);
+		bq = (int)(bits >> 52 & 0x7ff);
+		c = bits & (((uint64_t)1 << 52) - 1);
+		if (bq == 0 || c == 0)
+			return 0;
+		c |= (uint64_t)1 << 52;
+		q = bq - 1075;
+	}
+	uint64_t m = schubfach(c, q, &e);
+	return put_decimal(p, signbit(v) != 0, m, -e);
+}
+
 /* The shortest %g text that reads back to exactly v. */
 static size_t fmt_shortest(char *p, double v, int is_float)
 {
@@ -340,6 +458,8 @@ static size_t fmt_shortest(char *p, double v, int is_float)
 	char tmp[320];
 	size_t n = fmt_short(p, v, is_float);
 	if (n != 0)
+		return n;
+	if ((n = fmt_exact(p, v, is_float)) != 0)
 		return n;
 	clocale_guard g;
 	c_locale_enter(&g);

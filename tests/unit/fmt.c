@@ -5,7 +5,8 @@
  * against a plain search over every precision, for chosen values
  * (subnormals, powers of ten, the largest and smallest) and for many
  * random bit patterns, and for the values that short decimals read back
- * to, which are printed without printf.  Integers (xp_fmt_u64,
+ * to, and for the normal values that are printed from the shortest
+ * decimal in their rounding interval, both without printf.  Integers (xp_fmt_u64,
  * xp_fmt_i64) are checked against printf around every power of ten and
  * at random.
  */
@@ -110,6 +111,73 @@ static void test_random(void)
 	CHECK(bad == 0);
 }
 
+/*
+ * Normal values whose significand is no power of 2 are printed without
+ * printf, from the shortest decimal in their rounding interval: at the
+ * ends of the exponent range, next to powers of 2, with few and with
+ * all significand bits, and at random.
+ */
+static void test_exact(void)
+{
+	static const double d[] = {
+		2.2250738585072019e-308, 4.4501477170144023e-308,
+		1.7976931348623155e308, 1.7976931348623157e308,
+		9007199254740991.0, 9007199254740994.0, 1e308, 1e-307,
+		-1.2346032067294202e+103, 4.9406564584124654e-308,
+		0.30000000000000004, 2.9999999999999996, 123456789012345680.0,
+	};
+	static const float f[] = {
+		1.1754945e-38f, 1.1754946e-38f, 3.4028233e38f, 3.4028235e38f,
+		3.2555567e-20f, 16777215.0f, 16777218.0f, 0.1f, 1e-37f,
+	};
+	for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+		CHECK(same_double(d[i]));
+		CHECK(same_double(nextafter(d[i], 0)));
+		CHECK(same_double(-nextafter(d[i], INFINITY)));
+	}
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+		CHECK(same_float(f[i]));
+		CHECK(same_float(nextafterf(f[i], 0)));
+		CHECK(same_float(-nextafterf(f[i], INFINITY)));
+	}
+	/* Next to every power of 2 of every exponent. */
+	int bad = 0;
+	for (int x = -1021; x <= 1023 && bad < 5; x += 3) {
+		double p2 = ldexp(1.0, x);
+		bad += !same_double(nextafter(p2, INFINITY));
+		bad += !same_double(nextafter(p2, 0));
+	}
+	for (int x = -125; x <= 127 && bad < 5; x++) {
+		float p2 = ldexpf(1.0f, x);
+		bad += !same_float(nextafterf(p2, INFINITY));
+		bad += !same_float(nextafterf(p2, 0));
+	}
+	/* Random normal values, some with their low significand bits
+	 * cleared (short decimals) or set. */
+	uint64_t s = 20261126;
+	for (int i = 0; i < 60000 && bad < 5; i++) {
+		uint64_t bits = next(&s);
+		uint32_t fbits = (uint32_t)next(&s);
+		int cut = (int)(next(&s) % 52);
+		if (i % 3 == 1) {
+			bits &= ~((1ull << cut) - 1);
+			fbits &= ~((1u << cut % 23) - 1);
+		} else if (i % 3 == 2) {
+			bits |= (1ull << cut) - 1;
+			fbits |= (1u << cut % 23) - 1;
+		}
+		double v;
+		float fl;
+		memcpy(&v, &bits, sizeof v);
+		memcpy(&fl, &fbits, sizeof fl);
+		if (isfinite(v) && !same_double(v))
+			bad++;
+		if (isfinite(fl) && !same_float(fl))
+			bad++;
+	}
+	CHECK(bad == 0);
+}
+
 /* The text of v, and no byte written past the number's eighth (or
  * its last when it is longer). */
 static int same_u64(uint64_t v)
@@ -202,5 +270,6 @@ int main(void)
 	RUN(test_chosen);
 	RUN(test_random);
 	RUN(test_short_decimals);
+	RUN(test_exact);
 	return unit_done();
 }
