@@ -212,6 +212,16 @@ static double ovl_result(const ovl *o)
 		return 1.0;
 	if (za || zb)
 		return 0.0;
+	if (o->narrow) {
+		/* N <= D < 2^128; the same quotient as below, unshifted. */
+		xp_u128 d = (xp_u128)o->sa.lo * o->sb.lo;
+		xp_u128 n = (xp_u128)o->sb.lo * (uint64_t)o->xa +
+		            (xp_u128)o->sa.lo * (uint64_t)o->xb;
+		if (n == d)
+			return 1.0;
+		double v = (double)((long double)n / (long double)d);
+		return v < 1.0 ? v : nextafter(1.0, 0.0);
+	}
 	xp_u128 sa = (xp_u128)o->sa.hi << 64 | o->sa.lo;
 	xp_u128 sb = (xp_u128)o->sb.hi << 64 | o->sb.lo;
 	uint64_t d[4], n[4], t[4];
