@@ -11,8 +11,9 @@
  *
  * The formatter computes floor(q log10 2) and floor(e log2 10) with
  * fixed-point products; this program checks them against exact
- * arithmetic over every exponent they are used for, and fails (the
- * build with it) when one differs.
+ * arithmetic over every exponent they are used for, and the shift the
+ * formatter makes with them, and fails (the build with it) when one is
+ * wrong.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -150,6 +151,17 @@ int main(void)
 			        q);
 			return 1;
 		}
+	/* The formatter shifts the significand (times 4, below 2^55) left
+	 * by h = q + floor(-k log2 10) + 2, k = floor(q log10 2), and
+	 * multiplies it by the table's 63-bit halves: h must be 0 to 8,
+	 * for the product's factor to stay below 2^63. */
+	for (int q = QMIN; q <= QMAX; q++) {
+		int k = exact_flog10pow2(q), h = q + exact_flog2pow10(-k) + 2;
+		if (h < 0 || h > 8) {
+			fprintf(stderr, "genpow10: shift %d at %d\n", h, q);
+			return 1;
+		}
+	}
 	for (int e = -KMAX; e <= -KMIN; e++)
 		if (fx((int64_t)e * 913124641741, 38) != exact_flog2pow10(e)) {
 			fprintf(stderr, "genpow10: floor(e log2 10) wrong at %d\n",
