@@ -35,6 +35,10 @@
 #define XP_HOST_LE 0
 #endif
 
+/* A huge page (a page table's span on x86-64): the unit that large
+ * buffers and mappings of databases are aligned to and advised in. */
+#define XP_HUGE_PAGE ((size_t)2 << 20)
+
 static inline uint32_t xp_get_le32(const unsigned char *p)
 {
 	if (XP_HOST_LE) {

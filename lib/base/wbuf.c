@@ -37,7 +37,6 @@
 #define WBUF_SIZE (1u << 20)
 #define ASYNC_SIZE (4u << 20)   /* each of the two write-behind buffers */
 #define ALIGN 4096u             /* of direct writes: offset, length, memory */
-#define HUGE (2u << 20)         /* a huge page: the buffers' alignment */
 
 struct xp_wbuf_async {
 	pthread_t thread;
@@ -203,7 +202,7 @@ static void async_end(xp_wbuf *w)
  */
 static unsigned char *async_buf(void)
 {
-	unsigned char *p = aligned_alloc(HUGE, ASYNC_SIZE);
+	unsigned char *p = aligned_alloc(XP_HUGE_PAGE, ASYNC_SIZE);
 #ifdef MADV_HUGEPAGE
 	if (p != NULL)
 		(void)madvise(p, ASYNC_SIZE, MADV_HUGEPAGE);

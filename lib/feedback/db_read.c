@@ -1393,6 +1393,19 @@ xp_err xp_db_open_fd_like(int fd, const char *path, const xp_fb *const *like,
 			return xp_diag_file(d, e == ENOMEM ? XP_E_NOMEM : XP_E_IO,
 			                    path, "cannot map: %s", strerror(e));
 		}
+#ifdef MADV_HUGEPAGE
+		/*
+		 * A database is read whole (its checksum covers every byte),
+		 * so it is asked for in huge pages: what is not yet cached is
+		 * read into the page cache in pieces of 2 MiB where the file
+		 * system allows, and this mapping and every later one map a
+		 * piece at once, without a fault and a page table entry for
+		 * each 4 KiB (a tenth of xprof_diff's time on two databases
+		 * of 69 MB).  Only advice: a mapping without it works alike.
+		 */
+		if (len >= XP_HUGE_PAGE)
+			(void)madvise(map, len, MADV_HUGEPAGE);
+#endif
 	}
 	static const unsigned char empty[1];
 	xp_err err = open_mem(map ? map : empty, len, path, like, nlike, same,
