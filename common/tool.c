@@ -235,21 +235,54 @@ void tool_tab_widen(size_t *w, int ncols, const char *const *cells)
 	}
 }
 
+#define TOOL_LINE_BUF 1024
+
+/* Appends n bytes of s, or n blanks when s is NULL, to the line
+ * buffer; what does not fit goes out first. */
+static void line_put(FILE *f, char *buf, size_t *len, const char *s,
+                     size_t n)
+{
+	while (n > 0) {
+		if (*len == TOOL_LINE_BUF) {
+			fwrite(buf, 1, *len, f);
+			*len = 0;
+		}
+		size_t k = TOOL_LINE_BUF - *len < n ? TOOL_LINE_BUF - *len : n;
+		if (s) {
+			memcpy(buf + *len, s, k);
+			s += k;
+		} else {
+			memset(buf + *len, ' ', k);
+		}
+		*len += k;
+		n -= k;
+	}
+}
+
 void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
                    const char *const *cells)
 {
-	fputs(" ", f);
+	/* Assembled in a buffer and written at once: reports have tens of
+	 * thousands of rows, and a call to stdio per cell costs more than
+	 * the row. */
+	char buf[TOOL_LINE_BUF];
+	size_t len = 0;
+
+	line_put(f, buf, &len, " ", 1);
 	for (int i = 0; i < ncols; i++) {
 		const char *s = cells[i];
+		size_t n = strlen(s), pad = w[i] > n ? w[i] - n : 0;
 		int left = i >= ncols - nleft;
-		if (i == ncols - 1 && left)
-			fprintf(f, " %s", s);
-		else if (left)
-			fprintf(f, " %-*s", (int)w[i], s);
-		else
-			fprintf(f, " %*s", (int)w[i], s);
+
+		line_put(f, buf, &len, " ", 1);
+		if (!left)
+			line_put(f, buf, &len, NULL, pad);
+		line_put(f, buf, &len, s, n);
+		if (left && i != ncols - 1)
+			line_put(f, buf, &len, NULL, pad);
 	}
-	fputc('\n', f);
+	line_put(f, buf, &len, "\n", 1);
+	fwrite(buf, 1, len, f);
 }
 
 void tool_pass_init(tool_pass *p, FILE *f, const char *title,
@@ -317,7 +350,17 @@ void tool_tab_free(tool_table *t)
 
 const char *tool_fmt_u64(char *buf, uint64_t v)
 {
-	snprintf(buf, TOOL_FMTLEN, "%llu", (unsigned long long)v);
+	/* Reports print thousands of these: digits by hand, not printf. */
+	char tmp[20], *p = tmp + sizeof tmp;
+	size_t n;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = (size_t)(tmp + sizeof tmp - p);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
 	return buf;
 }
 

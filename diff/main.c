@@ -57,10 +57,10 @@ static const char options_text[] =
 /* b - a with its sign; the magnitude may need all 64 bits. */
 static const char *fmt_change(char *buf, uint64_t a, uint64_t b)
 {
-	if (b >= a)
-		snprintf(buf, FMTLEN, "%s%" PRIu64, b > a ? "+" : "", b - a);
-	else
-		snprintf(buf, FMTLEN, "-%" PRIu64, a - b);
+	if (b == a)
+		return tool_fmt_u64(buf, 0);
+	buf[0] = b > a ? '+' : '-';
+	tool_fmt_u64(buf + 1, b > a ? b - a : a - b);
 	return buf;
 }
 
