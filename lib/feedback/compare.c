@@ -57,13 +57,11 @@
  * pair is proportional to the sums (each term is at most a_i * sum_b,
  * whose sum is D).
  */
-typedef unsigned __int128 xp_u128;
-
 typedef struct {
 	u128 sa, sb;
 	int none;   /* a sum is 0 */
 	int narrow; /* both sums below 2^64 */
-	xp_u128 xa, xb; /* X_a and X_b: at most sum_a and sum_b */
+	u128n xa, xb; /* X_a and X_b: at most sum_a and sum_b */
 } ovl;
 
 static void ovl_start(ovl *o)
@@ -74,32 +72,33 @@ static void ovl_start(ovl *o)
 }
 
 /* x * (hi * 2^64 + lo) as t * 2^64 + w (t below 2^128 - 2^64). */
-static inline void mul192(uint64_t x, uint64_t hi, uint64_t lo, xp_u128 *t,
+static inline void mul192(uint64_t x, uint64_t hi, uint64_t lo, u128n *t,
                           uint64_t *w)
 {
-	xp_u128 l = (xp_u128)x * lo;
+	u128n l = (u128n)x * lo;
 
 	*w = (uint64_t)l;
-	*t = (xp_u128)x * hi + (uint64_t)(l >> 64);
+	*t = (u128n)x * hi + (uint64_t)(l >> 64);
 }
 
 /*
- * Adds to X_a or X_b the counters a[i], b[i] (i < n) whose a[i] * hb
- * and b[i] * ha decide which share is the smaller, as the pair of sums
- * (ha, hb) of the narrow case or, when the sums are wider, their top 64
- * bits (ovl_add): pairs that do not meet the test t are left out, and
- * the result says whether there were any.  Which share is the smaller is
- * unpredictable, so it is chosen by masks, not branches.
+ * Adds to X_a or X_b the counters a[i], b[i] (i < n), deciding which
+ * share is the smaller by a[i] * hb against b[i] * ha.  Narrow, (ha, hb)
+ * are the sums and decide every pair.  Wide, they are the sums' top 64
+ * bits (ovl_add) and decide a pair only when its two ranges do not meet;
+ * the other pairs are left out, and the result says whether there were
+ * any.  Which share is the smaller is unpredictable, so it is chosen by
+ * masks, not branches.
  */
 static inline __attribute__((always_inline)) int
 add_by(ovl *o, const uint64_t *a, const uint64_t *b, size_t n, uint64_t ha,
        uint64_t hb, int wide)
 {
-	xp_u128 xa = o->xa, xb = o->xb;
+	u128n xa = o->xa, xb = o->xb;
 	int left = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		xp_u128 p = (xp_u128)a[i] * hb, q = (xp_u128)b[i] * ha;
+		u128n p = (u128n)a[i] * hb, q = (u128n)b[i] * ha;
 		uint64_t le;
 
 		if (wide) {
@@ -142,15 +141,14 @@ static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
 	}
 	uint64_t top = o->sa.hi > o->sb.hi ? o->sa.hi : o->sb.hi;
 	int s = 64 - __builtin_clzll(top);
-	xp_u128 sa = (xp_u128)o->sa.hi << 64 | o->sa.lo;
-	xp_u128 sb = (xp_u128)o->sb.hi << 64 | o->sb.lo;
-	uint64_t ha = (uint64_t)(sa >> s), hb = (uint64_t)(sb >> s);
+	uint64_t ha = (uint64_t)(u128_native(o->sa) >> s);
+	uint64_t hb = (uint64_t)(u128_native(o->sb) >> s);
 
 	if (!add_by(o, a, b, n, ha, hb, 1))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		xp_u128 p = (xp_u128)a[i] * hb, q = (xp_u128)b[i] * ha;
-		xp_u128 pt, qt;
+		u128n p = (u128n)a[i] * hb, q = (u128n)b[i] * ha;
+		u128n pt, qt;
 		uint64_t pw, qw;
 
 		if (p + a[i] <= q || q + b[i] <= p)
@@ -165,14 +163,14 @@ static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
 }
 
 /* r = x * y in four words, least significant first. */
-static void mul256(xp_u128 x, xp_u128 y, uint64_t r[4])
+static void mul256(u128n x, u128n y, uint64_t r[4])
 {
 	uint64_t x0 = (uint64_t)x, x1 = (uint64_t)(x >> 64);
 	uint64_t y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
-	xp_u128 ll = (xp_u128)x0 * y0, lh = (xp_u128)x0 * y1;
-	xp_u128 hl = (xp_u128)x1 * y0, hh = (xp_u128)x1 * y1;
-	xp_u128 m = (ll >> 64) + (uint64_t)lh + (uint64_t)hl;
-	xp_u128 h = hh + (lh >> 64) + (hl >> 64) + (m >> 64);
+	u128n ll = (u128n)x0 * y0, lh = (u128n)x0 * y1;
+	u128n hl = (u128n)x1 * y0, hh = (u128n)x1 * y1;
+	u128n m = (ll >> 64) + (uint64_t)lh + (uint64_t)hl;
+	u128n h = hh + (lh >> 64) + (hl >> 64) + (m >> 64);
 
 	r[0] = (uint64_t)ll;
 	r[1] = (uint64_t)m;
@@ -190,7 +188,7 @@ static int bits256(const uint64_t x[4])
 }
 
 /* x >> s as 128 bits, for x below 2^(128 + s). */
-static xp_u128 shr256(const uint64_t x[4], int s)
+static u128n shr256(const uint64_t x[4], int s)
 {
 	int k = s / 64, r = s % 64;
 	uint64_t w[3];
@@ -201,7 +199,7 @@ static xp_u128 shr256(const uint64_t x[4], int s)
 		w[0] = w[0] >> r | w[1] << (64 - r);
 		w[1] = w[1] >> r | w[2] << (64 - r);
 	}
-	return (xp_u128)w[1] << 64 | w[0];
+	return (u128n)w[1] << 64 | w[0];
 }
 
 static double ovl_result(const ovl *o)
@@ -212,18 +210,7 @@ static double ovl_result(const ovl *o)
 		return 1.0;
 	if (za || zb)
 		return 0.0;
-	if (o->narrow) {
-		/* N <= D < 2^128; the same quotient as below, unshifted. */
-		xp_u128 d = (xp_u128)o->sa.lo * o->sb.lo;
-		xp_u128 n = (xp_u128)o->sb.lo * (uint64_t)o->xa +
-		            (xp_u128)o->sa.lo * (uint64_t)o->xb;
-		if (n == d)
-			return 1.0;
-		double v = (double)((long double)n / (long double)d);
-		return v < 1.0 ? v : nextafter(1.0, 0.0);
-	}
-	xp_u128 sa = (xp_u128)o->sa.hi << 64 | o->sa.lo;
-	xp_u128 sb = (xp_u128)o->sb.hi << 64 | o->sb.lo;
+	u128n sa = u128_native(o->sa), sb = u128_native(o->sb);
 	uint64_t d[4], n[4], t[4];
 	unsigned c = 0;
 
@@ -231,7 +218,7 @@ static double ovl_result(const ovl *o)
 	mul256(sb, o->xa, n);
 	mul256(sa, o->xb, t);
 	for (int k = 0; k < 4; k++) {
-		xp_u128 v = (xp_u128)n[k] + t[k] + c;
+		u128n v = (u128n)n[k] + t[k] + c;
 		n[k] = (uint64_t)v;
 		c = (unsigned)(v >> 64);
 	}

@@ -30,9 +30,12 @@ static inline uint64_t u128_sat(u128 x)
 	return x.hi ? UINT64_MAX : x.lo;
 }
 
-static inline long double u128_ld(u128 x)
+/* The same number as a native integer, for products (compare.c). */
+typedef unsigned __int128 u128n;
+
+static inline u128n u128_native(u128 x)
 {
-	return (long double)x.hi * 18446744073709551616.0L + (long double)x.lo;
+	return (u128n)x.hi << 64 | x.lo;
 }
 
 static inline int u128_zero(u128 x)
