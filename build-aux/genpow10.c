@@ -55,26 +55,16 @@ static void div_small(num *x, uint32_t d)
 	}
 }
 
-/* floor(x / 2^s) */
-static void shr(num *x, int s)
+/* x * 2^s, rounded down when s < 0. */
+static void shift(num *x, int s)
 {
 	num y;
 	memset(&y, 0, sizeof y);
 	for (int i = 0; i < LIMBS * 32; i++) {
-		int from = i + s;
-		if (from < LIMBS * 32 && (x->w[from / 32] >> (from % 32) & 1))
-			y.w[i / 32] |= (uint32_t)1 << (i % 32);
+		int to = i + s;
+		if (to >= 0 && to < LIMBS * 32 && (x->w[i / 32] >> (i % 32) & 1))
+			y.w[to / 32] |= (uint32_t)1 << (to % 32);
 	}
-	*x = y;
-}
-
-static void shl(num *x, int s)
-{
-	num y;
-	memset(&y, 0, sizeof y);
-	for (int i = 0; i + s < LIMBS * 32; i++)
-		if (x->w[i / 32] >> (i % 32) & 1)
-			y.w[(i + s) / 32] |= (uint32_t)1 << ((i + s) % 32);
 	*x = y;
 }
 
@@ -178,10 +168,7 @@ int main(void)
 		num g;
 		if (k <= 0) {
 			set_pow10(&g, -k);
-			if (125 - r >= 0)
-				shl(&g, 125 - r);
-			else
-				shr(&g, r - 125);
+			shift(&g, 125 - r);
 		} else {
 			set_pow2(&g, 125 - r);
 			for (int i = 0; i < k; i++)
@@ -194,7 +181,7 @@ int main(void)
 			return 1;
 		}
 		num hi = g;
-		shr(&hi, 63);
+		shift(&hi, -63);
 		uint64_t g1 = (uint64_t)hi.w[1] << 32 | hi.w[0];
 		uint64_t g0 = ((uint64_t)g.w[1] << 32 | g.w[0]) &
 		              (((uint64_t)1 << 63) - 1);
