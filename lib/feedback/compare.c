@@ -24,11 +24,13 @@
  * against A byte for byte) differ in nothing but values, and what they
  * share is not compared at all.
  *
- * Counters are joined by id in place: a procedure's ids are 1 to n.
- * The whole profile's sums come from the reader, each object file's are
- * taken in one sweep over its procedures, and then one pass over the
- * procedures, in index order, adds each counter's share to the
- * overlaps of its procedure, object file and profile.
+ * Counters are joined by id in place: a procedure's ids are 1 to n.  Of
+ * two databases of one layout, the counters at the same records are the
+ * same ids, and they are not joined at all.  The whole profile's sums
+ * come from the reader, each object file's are taken in one sweep over
+ * its procedures (of one layout, with each procedure's), and then one
+ * pass over the procedures, in index order, adds each counter's share to
+ * the overlaps of its procedure, object file and profile.
  *
  * Sums of counts are kept exactly in 128 bits, and the overlap is summed
  * exactly as a fraction of integers, so no rounding can turn equal
@@ -81,85 +83,177 @@ static inline void mul192(uint64_t x, uint64_t hi, uint64_t lo, u128n *t,
 	*t = (u128n)x * hi + (uint64_t)(l >> 64);
 }
 
+/* Value i of p: of an array of uint64_t, or with rec of COUNTERS
+ * records. */
+static inline __attribute__((always_inline)) uint64_t
+val_at(const void *p, size_t i, int rec)
+{
+	if (rec)
+		return xp_get_le64((const unsigned char *)p + i * XP_RS_COUNTER +
+		                   XP_CN_VALUE);
+	return ((const uint64_t *)p)[i];
+}
+
 /*
- * Adds to X_a or X_b the counters a[i], b[i] (i < n), deciding which
- * share is the smaller by a[i] * hb against b[i] * ha.  Narrow, (ha, hb)
- * are the sums and decide every pair.  Wide, they are the sums' top 64
- * bits (ovl_add) and decide a pair only when its two ranges do not meet;
- * the other pairs are left out, and the result says whether there were
- * any.  Which share is the smaller is unpredictable, so it is chosen by
- * masks, not branches.
+ * Adds to X_a or X_b the counters a[i], b[i] (i < n; rec: see val_at),
+ * deciding which share is the smaller by a[i] * hb against b[i] * ha.
+ * Narrow, (ha, hb) are the sums and decide every pair, and
+ * X_a and X_b, at most the sums, fit in 64 bits.  Wide, they are the
+ * sums' top 64 bits (ovl_add) and decide a pair only when its two ranges
+ * do not meet; the other pairs are left out, and the result says whether
+ * there were any.  Which share is the smaller is unpredictable, so it is
+ * chosen by masks, not branches.
  */
 static inline __attribute__((always_inline)) int
-add_by(ovl *o, const uint64_t *a, const uint64_t *b, size_t n, uint64_t ha,
+add_by(ovl *o, const void *a, const void *b, int rec, size_t n, uint64_t ha,
        uint64_t hb, int wide)
 {
-	u128n xa = o->xa, xb = o->xb;
 	int left = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		u128n p = (u128n)a[i] * hb, q = (u128n)b[i] * ha;
-		uint64_t le;
-
-		if (wide) {
-			/* Decided only when the ranges do not meet. */
-			le = p + a[i] <= q;
-			uint64_t gt = q + b[i] <= p, ok = le | gt;
-			left |= !ok;
-			uint64_t m = (uint64_t)0 - le, k = (uint64_t)0 - gt;
-			xa += a[i] & m;
-			xb += b[i] & k;
-		} else {
-			le = p <= q;
-			uint64_t m = (uint64_t)0 - le;
-			xa += a[i] & m;
-			xb += b[i] & ~m;
+	if (!wide) {
+		uint64_t xa = (uint64_t)o->xa, xb = (uint64_t)o->xb;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x = val_at(a, i, rec), y = val_at(b, i, rec);
+			uint64_t m = (uint64_t)0 -
+			             ((u128n)x * hb <= (u128n)y * ha);
+			xa += x & m;
+			xb += y & ~m;
 		}
+		o->xa = xa;
+		o->xb = xb;
+		return 0;
+	}
+	u128n xa = o->xa, xb = o->xb;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = val_at(a, i, rec), y = val_at(b, i, rec);
+		u128n p = (u128n)x * hb, q = (u128n)y * ha;
+		/* Decided only when the ranges do not meet. */
+		uint64_t le = p + x <= q, gt = q + y <= p;
+		left |= !(le | gt);
+		xa += x & ((uint64_t)0 - le);
+		xb += y & ((uint64_t)0 - gt);
 	}
 	o->xa = xa;
 	o->xb = xb;
 	return left;
 }
 
-/*
- * Adds the counters a[i], b[i] (i < n) to X_a or X_b.  Both sums below
- * 2^64, their products with the counters decide.  Otherwise, with
- * sum_a = ha * 2^s + ra and sum_b = hb * 2^s + rb (ha, hb below 2^64; ra,
- * rb below 2^s), a * sum_b lies in [a * hb, a * hb + a] * 2^s and
- * b * sum_a in [b * ha, b * ha + b] * 2^s: when one range ends before the
- * other starts, the two products of 64 bits decide.  The other pairs,
- * shares within about 2^-64 of each other and rare, are added with the
- * full products.
- */
-static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
+/* Wide: the sums' top 64 bits that add_by() decides most pairs by. */
+static inline void ovl_tops(const ovl *o, uint64_t *ha, uint64_t *hb)
 {
-	if (o->none)
-		return;
-	if (o->narrow) {
-		add_by(o, a, b, n, o->sa.lo, o->sb.lo, 0);
-		return;
-	}
 	uint64_t top = o->sa.hi > o->sb.hi ? o->sa.hi : o->sb.hi;
 	int s = 64 - __builtin_clzll(top);
-	uint64_t ha = (uint64_t)(u128_native(o->sa) >> s);
-	uint64_t hb = (uint64_t)(u128_native(o->sb) >> s);
 
-	if (!add_by(o, a, b, n, ha, hb, 1))
-		return;
+	*ha = (uint64_t)(u128_native(o->sa) >> s);
+	*hb = (uint64_t)(u128_native(o->sb) >> s);
+}
+
+/* Wide: adds the pairs that the tops ha, hb leave undecided. */
+static inline __attribute__((always_inline)) void
+ovl_rest(ovl *o, const void *a, const void *b, int rec, size_t n, uint64_t ha,
+         uint64_t hb)
+{
 	for (size_t i = 0; i < n; i++) {
-		u128n p = (u128n)a[i] * hb, q = (u128n)b[i] * ha;
+		uint64_t x = val_at(a, i, rec), y = val_at(b, i, rec);
+		u128n p = (u128n)x * hb, q = (u128n)y * ha;
 		u128n pt, qt;
 		uint64_t pw, qw;
 
-		if (p + a[i] <= q || q + b[i] <= p)
+		if (p + x <= q || q + y <= p)
 			continue;
-		mul192(a[i], o->sb.hi, o->sb.lo, &pt, &pw);
-		mul192(b[i], o->sa.hi, o->sa.lo, &qt, &qw);
+		mul192(x, o->sb.hi, o->sb.lo, &pt, &pw);
+		mul192(y, o->sa.hi, o->sa.lo, &qt, &qw);
 		if (pt < qt || (pt == qt && pw <= qw))
-			o->xa += a[i];
+			o->xa += x;
 		else
-			o->xb += b[i];
+			o->xb += y;
 	}
+}
+
+/*
+ * Adds the counters a[i], b[i] (i < n; rec: see val_at) to X_a or X_b.
+ * Both sums below 2^64, their products with the counters decide.
+ * Otherwise, with sum_a = ha * 2^s + ra and sum_b = hb * 2^s + rb (ha, hb
+ * below 2^64; ra, rb below 2^s), a * sum_b lies in [a * hb, a * hb + a] *
+ * 2^s and b * sum_a in [b * ha, b * ha + b] * 2^s: when one range ends
+ * before the other starts, the two products of 64 bits decide.  The
+ * other pairs, shares within about 2^-64 of each other and rare, are
+ * added with the full products.
+ */
+static inline __attribute__((always_inline)) void
+ovl_add_by(ovl *o, const void *a, const void *b, int rec, size_t n)
+{
+	uint64_t ha, hb;
+
+	if (o->none)
+		return;
+	if (o->narrow) {
+		add_by(o, a, b, rec, n, o->sa.lo, o->sb.lo, 0);
+		return;
+	}
+	ovl_tops(o, &ha, &hb);
+	if (add_by(o, a, b, rec, n, ha, hb, 1))
+		ovl_rest(o, a, b, rec, n, ha, hb);
+}
+
+/* ovl_add_by() over arrays of values, and over COUNTERS records. */
+static void ovl_add(ovl *o, const uint64_t *a, const uint64_t *b, size_t n)
+{
+	ovl_add_by(o, a, b, 0, n);
+}
+
+static void ovl_add_rec(ovl *o, const unsigned char *a,
+                        const unsigned char *b, size_t n)
+{
+	ovl_add_by(o, a, b, 1, n);
+}
+
+/*
+ * The n COUNTERS records at a and b added to three overlaps, usually a
+ * procedure's and its object file's, both narrow, and the whole
+ * profile's, wide: in one pass when they are so, else one by one.
+ */
+static void ovl_add3_rec(ovl *o1, ovl *o2, ovl *o3, const unsigned char *a,
+                         const unsigned char *b, size_t n)
+{
+	if (o1->none || o2->none || o3->none || !o1->narrow || !o2->narrow ||
+	    o3->narrow) {
+		ovl_add_rec(o1, a, b, n);
+		ovl_add_rec(o2, a, b, n);
+		ovl_add_rec(o3, a, b, n);
+		return;
+	}
+	uint64_t ha1 = o1->sa.lo, hb1 = o1->sb.lo, ha2 = o2->sa.lo,
+	         hb2 = o2->sb.lo, ha3, hb3;
+	uint64_t xa1 = (uint64_t)o1->xa, xb1 = (uint64_t)o1->xb;
+	uint64_t xa2 = (uint64_t)o2->xa, xb2 = (uint64_t)o2->xb;
+	u128n xa3 = o3->xa, xb3 = o3->xb;
+	int left = 0;
+
+	ovl_tops(o3, &ha3, &hb3);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = val_at(a, i, 1), y = val_at(b, i, 1);
+		uint64_t m1 = (uint64_t)0 - ((u128n)x * hb1 <= (u128n)y * ha1);
+		uint64_t m2 = (uint64_t)0 - ((u128n)x * hb2 <= (u128n)y * ha2);
+		u128n p = (u128n)x * hb3, q = (u128n)y * ha3;
+		uint64_t le = p + x <= q, gt = q + y <= p;
+
+		xa1 += x & m1;
+		xb1 += y & ~m1;
+		xa2 += x & m2;
+		xb2 += y & ~m2;
+		left |= !(le | gt);
+		xa3 += x & ((uint64_t)0 - le);
+		xb3 += y & ((uint64_t)0 - gt);
+	}
+	o1->xa = xa1;
+	o1->xb = xb1;
+	o2->xa = xa2;
+	o2->xb = xb2;
+	o3->xa = xa3;
+	o3->xb = xb3;
+	if (left)
+		ovl_rest(o3, a, b, 1, n, ha3, hb3);
 }
 
 /* r = x * y in four words, least significant first. */
@@ -210,26 +304,38 @@ static double ovl_result(const ovl *o)
 		return 1.0;
 	if (za || zb)
 		return 0.0;
-	u128n sa = u128_native(o->sa), sb = u128_native(o->sb);
-	uint64_t d[4], n[4], t[4];
-	unsigned c = 0;
+	u128n sa = u128_native(o->sa), sb = u128_native(o->sb), nq, dq;
 
-	mul256(sa, sb, d);
-	mul256(sb, o->xa, n);
-	mul256(sa, o->xb, t);
-	for (int k = 0; k < 4; k++) {
-		u128n v = (u128n)n[k] + t[k] + c;
-		n[k] = (uint64_t)v;
-		c = (unsigned)(v >> 64);
+	if (o->narrow) {
+		/* D below 2^128, and N at most D. */
+		dq = sa * sb;
+		nq = sb * o->xa + sa * o->xb;
+		if (nq == dq)
+			return 1.0;
+	} else {
+		uint64_t d[4], n[4], t[4];
+		unsigned c = 0;
+
+		mul256(sa, sb, d);
+		mul256(sb, o->xa, n);
+		mul256(sa, o->xb, t);
+		for (int k = 0; k < 4; k++) {
+			u128n v = (u128n)n[k] + t[k] + c;
+			n[k] = (uint64_t)v;
+			c = (unsigned)(v >> 64);
+		}
+		if (memcmp(d, n, sizeof d) == 0)
+			return 1.0;
+		/* Both shifted until D has 128 bits, which leaves the
+		 * quotient within 2^-126 of the exact one. */
+		int bd = bits256(d), s = bd > 128 ? bd - 128 : 0;
+		nq = shr256(n, s);
+		dq = shr256(d, s);
 	}
-	if (memcmp(d, n, sizeof d) == 0)
-		return 1.0;
-	/* N < D: both shifted until D has 128 bits, which leaves the
-	 * quotient within 2^-126 of the exact one, then divided.  A
-	 * quotient that rounds to 1 is shown as the largest double below
-	 * it: the overlap is 1 only for proportional vectors. */
-	int bd = bits256(d), s = bd > 128 ? bd - 128 : 0;
-	long double q = (long double)shr256(n, s) / (long double)shr256(d, s);
+	/* N < D.  A quotient that rounds to 1 is shown as the largest
+	 * double below it: the overlap is 1 only for proportional
+	 * vectors. */
+	long double q = (long double)nq / (long double)dq;
 	double v = (double)q;
 	return v < 1.0 ? v : nextafter(1.0, 0.0);
 }
@@ -940,6 +1046,17 @@ static xp_err join_counters(const side *a, uint32_t ia, const side *b,
 /* The comparison                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A procedure's counters on both sides of one layout (xp_cmp.shape):
+ * their sums and how many differ in value.  The two sides have the same
+ * ids at the same records, and the reader found each procedure's ids to
+ * be 1 to n, each once, so the records side by side are the join by id.
+ */
+typedef struct {
+	u128 sa, sb;
+	uint64_t differ;
+} psum;
+
 typedef struct {
 	xp_cmp_entry pub;
 	uint32_t ia, ib;  /* record index in A, in B; UINT32_MAX if absent */
@@ -964,6 +1081,11 @@ struct xp_cmp {
 	size_t n_notes, cap_notes;
 	/* Scratch space reused from one procedure to the next. */
 	cjoin j;
+	/* One layout: the procedures [ps_first, ps_first + ps_n) of the
+	 * object file being compared, as swept (sweep_objfile). */
+	psum *ps;
+	size_t ps_cap;
+	uint32_t ps_first, ps_n;
 };
 
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
@@ -1194,12 +1316,22 @@ static int structure_same(xp_cmp *c, const unsigned char *x,
 	                 SLICE(y, XP_PR_FTUP, XP_PR_NTUP), err));
 }
 
+/*
+ * PROCS record pb of B, where A's record pa is the same bytes: one
+ * layout keeps every table but STATS, COUNTERS, VPVALS and BLOCKREFS,
+ * and A's copy is the one in the cache.
+ */
+static const unsigned char *b_proc(const xp_cmp *c, uint32_t pa, uint32_t pb)
+{
+	return xp_rec(c->shape && pa == pb ? c->a.fb : c->b.fb, XP_T_PROCS, pb);
+}
+
 /* Compares what two versions of a procedure hold besides counters. */
 static xp_err compare_proc_records(xp_cmp *c, entry *e, uint32_t pa,
                                    uint32_t pb)
 {
 	const unsigned char *x = xp_rec(c->a.fb, XP_T_PROCS, pa);
-	const unsigned char *y = xp_rec(c->b.fb, XP_T_PROCS, pb);
+	const unsigned char *y = b_proc(c, pa, pb);
 	xp_err err = XP_E_OK;
 
 	if (xp_get_le64(x + XP_PR_SIG) != xp_get_le64(y + XP_PR_SIG))
@@ -1270,26 +1402,88 @@ static void start_total(xp_cmp *c)
 	ovl_start(&c->o_total);
 }
 
+/* A u128 of a native one. */
+static u128 u128_of(u128n x)
+{
+	return (u128){(uint64_t)(x >> 64), (uint64_t)x};
+}
+
+/*
+ * One layout, object file entry k in both: the sums of its procedures'
+ * counters, with what each procedure's counters are (psum), in one sweep
+ * over both sides' records.
+ */
+static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
+{
+	const entry *f = &c->ofs[k];
+	uint32_t first = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC);
+	uint32_t n = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC);
+	u128n ta = 0, tb = 0;
+
+	c->ps_n = 0;
+	if (n > c->ps_cap) {
+		psum *ps = realloc(c->ps, (size_t)n * sizeof *ps);
+		if (ps == NULL)
+			return XP_E_NOMEM;
+		c->ps = ps;
+		c->ps_cap = n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *r = xp_rec(c->a.fb, XP_T_PROCS, first + i);
+		uint32_t fc = xp_get_le32(r + XP_PR_FCNT);
+		uint32_t nc = xp_get_le32(r + XP_PR_NCNT);
+		const unsigned char *x = xp_rec(c->a.fb, XP_T_COUNTERS, fc);
+		const unsigned char *y = xp_rec(c->b.fb, XP_T_COUNTERS, fc);
+		u128n sa = 0, sb = 0;
+		uint64_t differ = 0;
+
+		for (uint32_t j = 0; j < nc; j++, x += XP_RS_COUNTER,
+		              y += XP_RS_COUNTER) {
+			uint64_t va = xp_get_le64(x + XP_CN_VALUE);
+			uint64_t vb = xp_get_le64(y + XP_CN_VALUE);
+			sa += va;
+			sb += vb;
+			differ += va != vb;
+		}
+		c->ps[i] = (psum){u128_of(sa), u128_of(sb), differ};
+		ta += sa;
+		tb += sb;
+	}
+	c->ps_first = first;
+	c->ps_n = n;
+	c->o_ofs[k].sa = u128_of(ta);
+	c->o_ofs[k].sb = u128_of(tb);
+	return XP_E_OK;
+}
+
 /*
  * Sums the counts of object file entry k and starts its overlap, before
  * the first of its procedures.  Its procedures lie side by side in the
  * tables, so this reads them in one sweep, and the comparison of each,
  * in name order, finds them in the cache.
  */
-static void start_objfile(xp_cmp *c, uint32_t k)
+static xp_err start_objfile(xp_cmp *c, uint32_t k)
 {
 	entry *f = &c->ofs[k];
 	ovl *o = &c->o_ofs[k];
 
-	if (f->ia != UINT32_MAX)
-		o->sa = sum_procs(&c->a, U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC),
-		                  U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC));
-	if (f->ib != UINT32_MAX)
-		o->sb = sum_procs(&c->b, U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_FPROC),
-		                  U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_NPROC));
+	c->ps_n = 0;
+	if (c->shape && f->ia != UINT32_MAX && f->ia == f->ib) {
+		xp_err err = sweep_objfile(c, k);
+		if (err != XP_E_OK)
+			return err;
+	} else {
+		if (f->ia != UINT32_MAX)
+			o->sa = sum_procs(&c->a, U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC),
+			                  U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC));
+		if (f->ib != UINT32_MAX)
+			o->sb = sum_procs(&c->b, U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_FPROC),
+			                  U32(&c->b, XP_T_OBJFILES, f->ib, XP_OF_NPROC));
+	}
 	f->pub.sum_a = u128_sat(o->sa);
 	f->pub.sum_b = u128_sat(o->sb);
 	ovl_start(o);
+	return XP_E_OK;
 }
 
 /* Fills the names of a procedure entry and its object file's entry. */
@@ -1307,7 +1501,7 @@ static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
 		e->of = map_a[of];
 	}
 	if (e->ib != UINT32_MAX) {
-		const unsigned char *y = xp_rec(c->b.fb, XP_T_PROCS, e->ib);
+		const unsigned char *y = b_proc(c, e->ia, e->ib);
 		uint32_t of = xp_get_le32(y + XP_PR_OBJFILE);
 		e->pub.in_b = 1;
 		e->pub.sig_b = xp_get_le64(y + XP_PR_SIG);
@@ -1321,13 +1515,61 @@ static void proc_names(xp_cmp *c, entry *e, const uint32_t *map_a,
 	}
 }
 
-/* Adds the shares of the counters joined in j to the overlaps of their
- * procedure (o), of its object file (entry of) and of the whole profile. */
-static void add_shares(xp_cmp *c, const cjoin *j, ovl *o, uint32_t of)
+/* The sweep's figures of procedure entry e, when it has them; else
+ * NULL. */
+static const psum *swept(const xp_cmp *c, const entry *e)
 {
-	ovl_add(o, j->va, j->vb, j->n);
-	ovl_add(&c->o_ofs[of], j->va, j->vb, j->n);
-	ovl_add(&c->o_total, j->va, j->vb, j->n);
+	uint32_t i = e->ia - c->ps_first;
+
+	if (e->ia == UINT32_MAX || e->ia != e->ib || e->ia < c->ps_first ||
+	    i >= c->ps_n)
+		return NULL;
+	return &c->ps[i];
+}
+
+/*
+ * The counters of procedure entry e: its figures, and every counter's
+ * share added to the overlaps of the procedure (o, started here), its
+ * object file and the whole profile.
+ */
+static xp_err proc_counters(xp_cmp *c, entry *e, ovl *o)
+{
+	const psum *ps = swept(c, e);
+	cjoin *j = &c->j;
+	ovl *of = &c->o_ofs[e->of], *all = &c->o_total;
+
+	memset(o, 0, sizeof *o);
+	if (ps != NULL) {
+		uint32_t n = U32(&c->a, XP_T_PROCS, e->ia, XP_PR_NCNT);
+		uint32_t fc = U32(&c->a, XP_T_PROCS, e->ia, XP_PR_FCNT);
+		const unsigned char *x = xp_rec(c->a.fb, XP_T_COUNTERS, fc);
+		const unsigned char *y = xp_rec(c->b.fb, XP_T_COUNTERS, fc);
+
+		e->pub.n_counters_a = e->pub.n_counters_b = n;
+		e->pub.n_matched = n;
+		e->pub.n_differ = ps->differ;
+		o->sa = ps->sa;
+		o->sb = ps->sb;
+		ovl_start(o);
+		ovl_add3_rec(o, of, all, x, y, n);
+	} else {
+		xp_err err = join_counters(&c->a, e->ia, &c->b, e->ib, j);
+		if (err != XP_E_OK)
+			return err;
+		e->pub.n_counters_a = j->na;
+		e->pub.n_counters_b = j->nb;
+		e->pub.n_matched = j->matched;
+		e->pub.n_differ = j->differ;
+		o->sa = j->sa;
+		o->sb = j->sb;
+		ovl_start(o);
+		ovl_add(o, j->va, j->vb, j->n);
+		ovl_add(of, j->va, j->vb, j->n);
+		ovl_add(all, j->va, j->vb, j->n);
+	}
+	e->pub.sum_a = u128_sat(o->sa);
+	e->pub.sum_b = u128_sat(o->sb);
+	return XP_E_OK;
 }
 
 /*
@@ -1352,31 +1594,21 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 	c->n_procs = n;
 	for (size_t k = 0; k < n && err == XP_E_OK; k++) {
 		entry *e = &c->procs[k];
-		cjoin *j = &c->j;
 		ovl o;
 
 		e->ia = p[k].ia;
 		e->ib = p[k].ib;
 		proc_names(c, e, map_a, map_b);
-		if (k == 0 || e->of != e[-1].of)
-			start_objfile(c, e->of);
-		if ((err = join_counters(&c->a, e->ia, &c->b, e->ib, j)) != XP_E_OK)
+		if ((k == 0 || e->of != e[-1].of) &&
+		    (err = start_objfile(c, e->of)) != XP_E_OK)
 			break;
-		e->pub.n_counters_a = j->na;
-		e->pub.n_counters_b = j->nb;
-		e->pub.n_matched = j->matched;
-		e->pub.n_differ = j->differ;
-		e->pub.sum_a = u128_sat(j->sa);
-		e->pub.sum_b = u128_sat(j->sb);
-		memset(&o, 0, sizeof o);
-		o.sa = j->sa;
-		o.sb = j->sb;
-		ovl_start(&o);
-		add_shares(c, j, &o, e->of);
+		if ((err = proc_counters(c, e, &o)) != XP_E_OK)
+			break;
 		e->pub.overlap = ovl_result(&o);
 		if (e->pub.in_a && e->pub.in_b) {
-			if (j->differ != 0 || j->matched != j->na ||
-			    j->matched != j->nb)
+			if (e->pub.n_differ != 0 ||
+			    e->pub.n_matched != e->pub.n_counters_a ||
+			    e->pub.n_matched != e->pub.n_counters_b)
 				e->pub.diff |= XP_CMP_COUNTERS;
 			err = compare_proc_records(c, e, e->ia, e->ib);
 		}
@@ -1490,10 +1722,12 @@ static xp_err compare_sections(xp_cmp *c, xp_table idx, xp_cmp_note_kind kind)
 /* Frees what only xp_cmp_new() needs. */
 static void free_scratch(xp_cmp *c)
 {
-	XP_FREE(c->a.rank, c->b.rank, c->a.res, c->b.res, c->o_ofs);
+	XP_FREE(c->a.rank, c->b.rank, c->a.res, c->b.res, c->o_ofs, c->ps);
 	c->a.rank = c->b.rank = NULL;
 	c->a.res = c->b.res = NULL;
 	c->o_ofs = NULL;
+	c->ps = NULL;
+	c->ps_cap = c->ps_n = 0;
 	cjoin_free(&c->j);
 }
 
