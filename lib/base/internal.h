@@ -125,6 +125,13 @@ void xp_buf_free(xp_buf *b);
  */
 xp_err xp_grow(void *pp, size_t *cap, size_t n, size_t sz);
 
+/*
+ * len bytes for a large array, freed with free(): from XP_HUGE_PAGE on,
+ * aligned to huge pages and advised to be given them, so that filling it
+ * takes 512 times fewer page faults.  NULL when out of memory.
+ */
+void *xp_alloc_huge(size_t len);
+
 /* A NUL-terminated copy of the n bytes at s (which need not be
  * terminated, nor hold a NUL); NULL when out of memory. */
 char *xp_strndup(const char *s, size_t n);

@@ -1586,7 +1586,11 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 
 	if (err != XP_E_OK)
 		return err;
-	c->procs = calloc(n ? n : 1, sizeof *c->procs);
+	/* An entry per procedure, often tens of thousands: an array in
+	 * huge pages, each entry cleared as it is filled. */
+	c->procs = n <= SIZE_MAX / sizeof *c->procs
+	               ? xp_alloc_huge(n * sizeof *c->procs)
+	               : NULL;
 	if (c->procs == NULL) {
 		free(p);
 		return XP_E_NOMEM;
@@ -1596,6 +1600,7 @@ static xp_err compare_procs(xp_cmp *c, const uint32_t *map_a,
 		entry *e = &c->procs[k];
 		ovl o;
 
+		memset(e, 0, sizeof *e);
 		e->ia = p[k].ia;
 		e->ib = p[k].ib;
 		proc_names(c, e, map_a, map_b);
