@@ -285,6 +285,17 @@ void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
 	fwrite(buf, 1, len, f);
 }
 
+void tool_put_line(FILE *f, const char *const *parts, int n)
+{
+	char buf[TOOL_LINE_BUF];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		line_put(f, buf, &len, parts[i], strlen(parts[i]));
+	line_put(f, buf, &len, "\n", 1);
+	fwrite(buf, 1, len, f);
+}
+
 void tool_pass_init(tool_pass *p, FILE *f, const char *title,
                     const char *const *head, int ncols, int nleft)
 {

@@ -127,6 +127,9 @@ void tool_tab_widen(size_t *w, int ncols, const char *const *cells);
 void tool_tab_line(FILE *f, const size_t *w, int ncols, int nleft,
                    const char *const *cells);
 
+/* The n strings of parts and a newline, written to f as one line. */
+void tool_put_line(FILE *f, const char *const *parts, int n);
+
 /*
  * Those two passes: the caller makes its rows, giving each to
  * tool_pass_row(), while tool_pass_next() says there is a pass to make.

@@ -428,7 +428,9 @@ static void print_others(const report *r)
 			continue;
 		diff_list(list, sizeof list, own);
 		other_heading(r, &rows);
-		fprintf(f, "  object file %s: %s\n", e->objfile, list);
+		tool_put_line(f, (const char *const[]){"  object file ",
+		                                       e->objfile, ": ", list},
+		              4);
 	}
 	for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
@@ -438,14 +440,10 @@ static void print_others(const report *r)
 			continue;
 		diff_list(list, sizeof list, other);
 		other_heading(r, &rows);
-		/* Many lines: pieces, without a format to parse. */
-		fputs("  procedure ", f);
-		fputs(e->name, f);
-		fputs(" in ", f);
-		fputs(e->objfile, f);
-		fputs(": ", f);
-		fputs(list, f);
-		putc('\n', f);
+		tool_put_line(f, (const char *const[]){"  procedure ", e->name,
+		                                       " in ", e->objfile, ": ",
+		                                       list},
+		              6);
 	}
 }
 
