@@ -123,18 +123,23 @@ add_by(ovl *o, const void *a, const void *b, int rec, size_t n, uint64_t ha,
 		o->xb = xb;
 		return 0;
 	}
-	u128n xa = o->xa, xb = o->xb;
+	/* The sums in halves: the compiler keeps them in registers. */
+	uint64_t al = (uint64_t)o->xa, ah = (uint64_t)(o->xa >> 64);
+	uint64_t bl = (uint64_t)o->xb, bh = (uint64_t)(o->xb >> 64);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = val_at(a, i, rec), y = val_at(b, i, rec);
 		u128n p = (u128n)x * hb, q = (u128n)y * ha;
 		/* Decided only when the ranges do not meet. */
 		uint64_t le = p + x <= q, gt = q + y <= p;
+		uint64_t u = x & ((uint64_t)0 - le), v = y & ((uint64_t)0 - gt);
 		left |= !(le | gt);
-		xa += x & ((uint64_t)0 - le);
-		xb += y & ((uint64_t)0 - gt);
+		al += u;
+		ah += al < u;
+		bl += v;
+		bh += bl < v;
 	}
-	o->xa = xa;
-	o->xb = xb;
+	o->xa = (u128n)ah << 64 | al;
+	o->xb = (u128n)bh << 64 | bl;
 	return left;
 }
 
@@ -211,49 +216,39 @@ static void ovl_add_rec(ovl *o, const unsigned char *a,
 /*
  * The n COUNTERS records at a and b added to three overlaps, usually a
  * procedure's and its object file's, both narrow, and the whole
- * profile's, wide: in one pass when they are so, else one by one.
+ * profile's, wide: the two narrow ones in one pass, the wide one in
+ * another over the same records, still in the cache (one pass for all
+ * three would keep more sums than there are registers).
  */
 static void ovl_add3_rec(ovl *o1, ovl *o2, ovl *o3, const unsigned char *a,
                          const unsigned char *b, size_t n)
 {
-	if (o1->none || o2->none || o3->none || !o1->narrow || !o2->narrow ||
-	    o3->narrow) {
+	if (o1->none || o2->none || !o1->narrow || !o2->narrow) {
 		ovl_add_rec(o1, a, b, n);
 		ovl_add_rec(o2, a, b, n);
 		ovl_add_rec(o3, a, b, n);
 		return;
 	}
 	uint64_t ha1 = o1->sa.lo, hb1 = o1->sb.lo, ha2 = o2->sa.lo,
-	         hb2 = o2->sb.lo, ha3, hb3;
+	         hb2 = o2->sb.lo;
 	uint64_t xa1 = (uint64_t)o1->xa, xb1 = (uint64_t)o1->xb;
 	uint64_t xa2 = (uint64_t)o2->xa, xb2 = (uint64_t)o2->xb;
-	u128n xa3 = o3->xa, xb3 = o3->xb;
-	int left = 0;
 
-	ovl_tops(o3, &ha3, &hb3);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = val_at(a, i, 1), y = val_at(b, i, 1);
 		uint64_t m1 = (uint64_t)0 - ((u128n)x * hb1 <= (u128n)y * ha1);
 		uint64_t m2 = (uint64_t)0 - ((u128n)x * hb2 <= (u128n)y * ha2);
-		u128n p = (u128n)x * hb3, q = (u128n)y * ha3;
-		uint64_t le = p + x <= q, gt = q + y <= p;
 
 		xa1 += x & m1;
 		xb1 += y & ~m1;
 		xa2 += x & m2;
 		xb2 += y & ~m2;
-		left |= !(le | gt);
-		xa3 += x & ((uint64_t)0 - le);
-		xb3 += y & ((uint64_t)0 - gt);
 	}
 	o1->xa = xa1;
 	o1->xb = xb1;
 	o2->xa = xa2;
 	o2->xb = xb2;
-	o3->xa = xa3;
-	o3->xb = xb3;
-	if (left)
-		ovl_rest(o3, a, b, 1, n, ha3, hb3);
+	ovl_add_rec(o3, a, b, n);
 }
 
 /* r = x * y in four words, least significant first. */
