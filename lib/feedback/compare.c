@@ -1898,38 +1898,38 @@ static void rank_sift(rankrec *r, size_t n, size_t i)
 }
 
 /*
- * Puts the first n of the k records of r, in rank order, at its start,
- * and returns how many there are.  The order is total (positions
- * differ), so this is the start of the sorted array; a few out of many
- * are kept in a heap instead of sorting them all.
+ * The first of the records given one by one, in rank order: a heap of the
+ * n best so far, its root the last of them in rank order, so that a few
+ * out of many take no array of them all.  The order is total (positions
+ * differ), so the heap, sorted, is the start of the sorted sequence.
  */
-static size_t rank_first(rankrec *r, size_t k, size_t n)
+typedef struct {
+	rankrec *r;
+	size_t n, k;
+} ranktop;
+
+static void rank_offer(ranktop *t, rankrec x)
 {
-	if (n >= k / 4) {
-		xp_qsort(r, k, sizeof *r, rank_desc);
-		return n < k ? n : k;
+	if (t->k < t->n) {
+		t->r[t->k++] = x;
+		if (t->k == t->n)
+			for (size_t i = t->n / 2; i-- > 0;)
+				rank_sift(t->r, t->n, i);
+	} else if (t->n > 0 && rank_desc(&x, &t->r[0]) < 0) {
+		t->r[0] = x;
+		rank_sift(t->r, t->n, 0);
 	}
-	for (size_t i = n / 2; i-- > 0;)
-		rank_sift(r, n, i);
-	for (size_t i = n; i < k; i++) {
-		if (rank_desc(&r[i], &r[0]) < 0) {
-			r[0] = r[i];
-			rank_sift(r, n, 0);
-		}
-	}
-	xp_qsort(r, n, sizeof *r, rank_desc);
-	return n;
 }
 
 xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
                   size_t *count)
 {
-	rankrec *r = malloc((c->n_procs ? c->n_procs : 1) * sizeof *r);
-	size_t k = 0;
+	ranktop t = {NULL, n < c->n_procs ? n : c->n_procs, 0};
 
 	*out = NULL;
 	*count = 0;
-	if (r == NULL)
+	t.r = malloc((t.n ? t.n : 1) * sizeof *t.r);
+	if (t.r == NULL)
 		return XP_E_NOMEM;
 	for (size_t i = 0; i < c->n_procs; i++) {
 		const xp_cmp_entry *e = &c->procs[i].pub;
@@ -1945,31 +1945,31 @@ xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
 				continue;
 			/* Exact: the u64 difference itself is the key, through
 			 * the tie-break on abs. */
-			r[k++] = (rankrec){0, d, i};
+			rank_offer(&t, (rankrec){0, d, i});
 			break;
 		case XP_RANK_RELATIVE:
 			if (d == 0)
 				continue;
-			r[k++] = (rankrec){fabs(xp_cmp_relative(e)), d, i};
+			rank_offer(&t, (rankrec){fabs(xp_cmp_relative(e)), d, i});
 			break;
 		case XP_RANK_OVERLAP:
 			if (e->overlap >= 1.0)
 				continue;
 			/* Ascending overlap: sort on its negation. */
-			r[k++] = (rankrec){-e->overlap, d, i};
+			rank_offer(&t, (rankrec){-e->overlap, d, i});
 			break;
 		}
 	}
-	k = rank_first(r, k, n);
-	size_t *idx = malloc((k ? k : 1) * sizeof *idx);
+	xp_qsort(t.r, t.k, sizeof *t.r, rank_desc);
+	size_t *idx = malloc((t.k ? t.k : 1) * sizeof *idx);
 	if (idx == NULL) {
-		free(r);
+		free(t.r);
 		return XP_E_NOMEM;
 	}
-	for (size_t i = 0; i < k; i++)
-		idx[i] = r[i].i;
-	free(r);
+	for (size_t i = 0; i < t.k; i++)
+		idx[i] = t.r[i].i;
+	free(t.r);
 	*out = idx;
-	*count = k;
+	*count = t.k;
 	return XP_E_OK;
 }

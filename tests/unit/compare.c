@@ -332,6 +332,87 @@ static void test_relative(void)
 	CHECK(NEAR(xp_cmp_relative(&e), -1.0));
 }
 
+/* The order xp_cmp_top() documents, spelled out: larger key first, then
+ * larger absolute change, then earlier entry. */
+typedef struct {
+	double key;
+	uint64_t abs;
+	size_t i;
+} topref;
+
+static int topref_cmp(const void *x, const void *y)
+{
+	const topref *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	if (a->abs != b->abs)
+		return a->abs > b->abs ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Rankings of 300 procedures with many ties, for counts from 1 to more
+ * than there are: each the start of the whole sorted list. */
+static void test_cmp_top_many(void)
+{
+	enum { P = 300 };
+	static char ta[P * 48 + 128], tb[P * 48 + 128];
+	static topref all[P];
+	uint64_t seed = 12345;
+	size_t la, lb;
+
+	la = (size_t)sprintf(ta, "PROFILE-FEEDBACK-DATA: 4.4 1 0 0 0\n"
+	                         "OBJFILE:m.o %d 1 0 0 0x1 0\n", P);
+	lb = (size_t)sprintf(tb, "%s", ta);
+	for (int k = 0; k < P; k++) {
+		/* Few values, so that keys and changes tie. */
+		unsigned a1 = (unsigned)(unit_next(&seed) % 4),
+		         a2 = (unsigned)(unit_next(&seed) % 3),
+		         b1 = k % 7 == 0 ? a1 : (unsigned)(unit_next(&seed) % 4),
+		         b2 = k % 5 == 0 ? a2 : (unsigned)(unit_next(&seed) % 3);
+		la += (size_t)sprintf(ta + la, "PROC: p%03d 0x5 2 0 0 %d 0 0 0\n"
+		                      "1 %u\n2 %u\n", k, k + 1, a1, a2);
+		lb += (size_t)sprintf(tb + lb, "PROC: p%03d 0x5 2 0 0 %d 0 0 0\n"
+		                      "1 %u\n2 %u\n", k, k + 1, b1, b2);
+	}
+	xp_fb *a = parse(ta), *b = parse(tb);
+	xp_cmp *c = NULL;
+	if (!a || !b || xp_cmp_new(a, b, &c) != XP_E_OK || !c) {
+		CHECK(0);
+		goto out;
+	}
+	CHECK_EQ(xp_cmp_n_procs(c), P);
+	for (int by = XP_RANK_ABSOLUTE; by <= XP_RANK_OVERLAP; by++) {
+		size_t k = 0;
+		for (size_t i = 0; i < xp_cmp_n_procs(c); i++) {
+			const xp_cmp_entry *e = xp_cmp_proc(c, i);
+			uint64_t d = e->sum_b > e->sum_a ? e->sum_b - e->sum_a
+			                                 : e->sum_a - e->sum_b;
+			if (by == XP_RANK_OVERLAP ? e->overlap >= 1.0 : d == 0)
+				continue;
+			double key = by == XP_RANK_ABSOLUTE   ? 0
+			             : by == XP_RANK_RELATIVE ? fabs(xp_cmp_relative(e))
+			                                      : -e->overlap;
+			all[k++] = (topref){key, d, i};
+		}
+		CHECK(k > 20 && k < P);
+		qsort(all, k, sizeof *all, topref_cmp);
+		static const size_t ns[] = {0, 1, 7, 64, 150, 299, 300, 1000};
+		for (size_t m = 0; m < sizeof ns / sizeof ns[0]; m++) {
+			size_t *idx = NULL, n = 0, want = ns[m] < k ? ns[m] : k;
+			CHECK(xp_cmp_top(c, (xp_cmp_rank)by, ns[m], &idx, &n) ==
+			      XP_E_OK);
+			CHECK_EQ(n, want);
+			for (size_t j = 0; j < n && j < want; j++)
+				CHECK_EQ(idx[j], all[j].i);
+			free(idx);
+		}
+	}
+out:
+	xp_cmp_free(c);
+	xp_fb_free(a);
+	xp_fb_free(b);
+}
+
 static void test_summary(void)
 {
 	xp_fb *a = parse(text_a);
@@ -545,6 +626,7 @@ int main(void)
 	RUN(test_relative);
 	RUN(test_cmp_equal);
 	RUN(test_cmp_differ);
+	RUN(test_cmp_top_many);
 	RUN(test_summary);
 	RUN(test_summary_ties);
 	RUN(test_summary_covers);
