@@ -378,6 +378,9 @@ static void other_heading(const report *r, size_t *rows)
 		fprintf(r->f, "\nOther differences:\n");
 }
 
+/* How many entries ahead print_others() fetches a name. */
+#define AHEAD 16
+
 /* Everything else that makes the profiles differ: the notes, then the
  * object files' and procedures' own fields. */
 static void print_others(const report *r)
@@ -436,6 +439,10 @@ static void print_others(const report *r)
 		const xp_cmp_entry *e = xp_cmp_proc(c, i);
 		unsigned other = e->diff & (XP_CMP_FIELDS | XP_CMP_STATS |
 		                            XP_CMP_VALUES | XP_CMP_STRUCTURE);
+		/* The names lie all over the string table, long out of the
+		 * cache: each is fetched some entries ahead of its line. */
+		if (i + AHEAD < xp_cmp_n_procs(c))
+			__builtin_prefetch(xp_cmp_proc(c, i + AHEAD)->name);
 		if (other == 0)
 			continue;
 		diff_list(list, sizeof list, other);
