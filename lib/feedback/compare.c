@@ -214,19 +214,15 @@ static void ovl_add_rec(ovl *o, const unsigned char *a,
 }
 
 /*
- * The n COUNTERS records at a and b added to three overlaps, usually a
- * procedure's and its object file's, both narrow, and the whole
- * profile's, wide: the two narrow ones in one pass, the wide one in
- * another over the same records, still in the cache (one pass for all
- * three would keep more sums than there are registers).
+ * The n COUNTERS records at a and b added to two overlaps, usually a
+ * procedure's and its object file's: in one pass when both are narrow.
  */
-static void ovl_add3_rec(ovl *o1, ovl *o2, ovl *o3, const unsigned char *a,
+static void ovl_add2_rec(ovl *o1, ovl *o2, const unsigned char *a,
                          const unsigned char *b, size_t n)
 {
 	if (o1->none || o2->none || !o1->narrow || !o2->narrow) {
 		ovl_add_rec(o1, a, b, n);
 		ovl_add_rec(o2, a, b, n);
-		ovl_add_rec(o3, a, b, n);
 		return;
 	}
 	uint64_t ha1 = o1->sa.lo, hb1 = o1->sb.lo, ha2 = o2->sa.lo,
@@ -248,7 +244,6 @@ static void ovl_add3_rec(ovl *o1, ovl *o2, ovl *o3, const unsigned char *a,
 	o1->xb = xb1;
 	o2->xa = xa2;
 	o2->xb = xb2;
-	ovl_add_rec(o3, a, b, n);
 }
 
 /* r = x * y in four words, least significant first. */
@@ -1077,10 +1072,12 @@ struct xp_cmp {
 	/* Scratch space reused from one procedure to the next. */
 	cjoin j;
 	/* One layout: the procedures [ps_first, ps_first + ps_n) of the
-	 * object file being compared, as swept (sweep_objfile). */
+	 * object file being compared, as swept (sweep_objfile), and
+	 * whether the sweep added their counters' shares to o_total. */
 	psum *ps;
 	size_t ps_cap;
 	uint32_t ps_first, ps_n;
+	int ps_total;
 };
 
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
@@ -1406,7 +1403,11 @@ static u128 u128_of(u128n x)
 /*
  * One layout, object file entry k in both: the sums of its procedures'
  * counters, with what each procedure's counters are (psum), in one sweep
- * over both sides' records.
+ * over both sides' records.  The whole profile's sums are known from the
+ * start, so the counters' shares of its overlap are added here too, in
+ * one pass over the object file's counters while they are in the cache:
+ * they lie side by side, as the reader checked, and every procedure of
+ * the object file comes once in the pass over the procedures.
  */
 static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 {
@@ -1414,8 +1415,11 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 	uint32_t first = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC);
 	uint32_t n = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC);
 	u128n ta = 0, tb = 0;
+	uint32_t from = 0, next = 0;
+	int side_by_side = 1;
 
 	c->ps_n = 0;
+	c->ps_total = 0;
 	if (n > c->ps_cap) {
 		psum *ps = realloc(c->ps, (size_t)n * sizeof *ps);
 		if (ps == NULL)
@@ -1432,6 +1436,10 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 		u128n sa = 0, sb = 0;
 		uint64_t differ = 0;
 
+		if (i == 0)
+			from = next = fc;
+		side_by_side &= fc == next;
+		next = fc + nc;
 		for (uint32_t j = 0; j < nc; j++, x += XP_RS_COUNTER,
 		              y += XP_RS_COUNTER) {
 			uint64_t va = xp_get_le64(x + XP_CN_VALUE);
@@ -1448,6 +1456,11 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 	c->ps_n = n;
 	c->o_ofs[k].sa = u128_of(ta);
 	c->o_ofs[k].sb = u128_of(tb);
+	if (side_by_side && n > 0) {
+		ovl_add_rec(&c->o_total, xp_rec(c->a.fb, XP_T_COUNTERS, from),
+		            xp_rec(c->b.fb, XP_T_COUNTERS, from), next - from);
+		c->ps_total = 1;
+	}
 	return XP_E_OK;
 }
 
@@ -1463,6 +1476,7 @@ static xp_err start_objfile(xp_cmp *c, uint32_t k)
 	ovl *o = &c->o_ofs[k];
 
 	c->ps_n = 0;
+	c->ps_total = 0;
 	if (c->shape && f->ia != UINT32_MAX && f->ia == f->ib) {
 		xp_err err = sweep_objfile(c, k);
 		if (err != XP_E_OK)
@@ -1546,7 +1560,9 @@ static xp_err proc_counters(xp_cmp *c, entry *e, ovl *o)
 		o->sa = ps->sa;
 		o->sb = ps->sb;
 		ovl_start(o);
-		ovl_add3_rec(o, of, all, x, y, n);
+		ovl_add2_rec(o, of, x, y, n);
+		if (!c->ps_total)
+			ovl_add_rec(all, x, y, n);
 	} else {
 		xp_err err = join_counters(&c->a, e->ia, &c->b, e->ib, j);
 		if (err != XP_E_OK)
