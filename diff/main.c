@@ -311,19 +311,22 @@ static int print_objfiles(const report *r)
 	                                  "change", "object file"});
 	for (size_t i = 0; i < xp_cmp_n_objfiles(c); i++) {
 		const xp_cmp_entry *e = xp_cmp_objfile(c, i);
-		char *name = malloc(strlen(e->objfile) + 16);
+		char *name = NULL;
 
-		if (name == NULL) {
+		/* One-sided: the path and which side. */
+		if (!(e->in_a && e->in_b) &&
+		    (name = malloc(strlen(e->objfile) + 16)) == NULL) {
 			tool_tab_free(&t);
 			return -1;
 		}
-		sprintf(name, "%s%s%s", e->objfile,
-		        e->in_a && e->in_b ? "" : " ", one_side(e));
+		if (name != NULL)
+			sprintf(name, "%s %s", e->objfile, one_side(e));
 		tool_tab_row(&t, (const char *const[]){
 			fmt_overlap(b1, e->overlap),
 			e->in_a ? tool_fmt_u64(b2, e->sum_a) : "-",
 			e->in_b ? tool_fmt_u64(b3, e->sum_b) : "-",
-			fmt_change(b4, e->sum_a, e->sum_b), name});
+			fmt_change(b4, e->sum_a, e->sum_b),
+			name != NULL ? name : e->objfile});
 		free(name);
 	}
 	tool_tab_print(&t, r->f);
