@@ -64,16 +64,6 @@ static const char *fmt_change(char *buf, uint64_t a, uint64_t b)
 	return buf;
 }
 
-/* Six decimals, or as many more as it takes to show that an overlap
- * below 1 is not 1 (0.99999996, not 1.000000). */
-static const char *fmt_overlap(char *buf, double v)
-{
-	snprintf(buf, FMTLEN, "%.6f", v);
-	for (int d = 7; v < 1.0 && buf[0] == '1' && d <= 17; d++)
-		snprintf(buf, FMTLEN, "%.*f", d, v);
-	return buf;
-}
-
 static const char *fmt_relative(char *buf, const xp_cmp_entry *e)
 {
 	double r = xp_cmp_relative(e);
@@ -213,13 +203,13 @@ static int print_top(const report *r, xp_cmp_rank by, const char *title)
 		const char *first, *fourth;
 
 		if (by == XP_RANK_OVERLAP) {
-			first = fmt_overlap(b1, e->overlap);
+			first = xp_fmt_overlap(b1, e->overlap);
 			fourth = fmt_change(b4, e->sum_a, e->sum_b);
 		} else {
 			first = by == XP_RANK_ABSOLUTE
 			            ? fmt_change(b1, e->sum_a, e->sum_b)
 			            : fmt_relative(b1, e);
-			fourth = fmt_overlap(b4, e->overlap);
+			fourth = xp_fmt_overlap(b4, e->overlap);
 		}
 		tool_tab_row(&t, (const char *const[]){first, tool_fmt_u64(b2, e->sum_a),
 		                                  tool_fmt_u64(b3, e->sum_b), fourth,
@@ -282,7 +272,7 @@ static void print_head(const report *r)
 	fprintf(f, "A: %s\nB: %s\n", r->name_a, r->name_b);
 	fprintf(f, "result: %s\n", xp_cmp_equal(c) ? "profiles are equal"
 	                                          : "profiles differ");
-	fprintf(f, "overlap: %s\n", fmt_overlap(b1, tot->overlap));
+	fprintf(f, "overlap: %s\n", xp_fmt_overlap(b1, tot->overlap));
 	fprintf(f, "sum of counts: A %" PRIu64 ", B %" PRIu64 " (%s, %s)\n",
 	        tot->sum_a, tot->sum_b, fmt_change(b2, tot->sum_a, tot->sum_b),
 	        fmt_relative(b3, tot));
@@ -322,7 +312,7 @@ static int print_objfiles(const report *r)
 		if (name != NULL)
 			sprintf(name, "%s %s", e->objfile, one_side(e));
 		tool_tab_row(&t, (const char *const[]){
-			fmt_overlap(b1, e->overlap),
+			xp_fmt_overlap(b1, e->overlap),
 			e->in_a ? tool_fmt_u64(b2, e->sum_a) : "-",
 			e->in_b ? tool_fmt_u64(b3, e->sum_b) : "-",
 			fmt_change(b4, e->sum_a, e->sum_b),
@@ -554,7 +544,7 @@ static void json_entry(FILE *f, const xp_cmp_entry *e, const char *indent)
 	fprintf(f, ",\n%s\"in_b\": ", indent);
 	json_bool(f, e->in_b);
 	fprintf(f, ",\n%s\"overlap\": %s,\n", indent,
-	        fmt_overlap(b, e->overlap));
+	        xp_fmt_overlap(b, e->overlap));
 	fprintf(f, "%s\"sum_a\": %" PRIu64 ",\n%s\"sum_b\": %" PRIu64 ",\n",
 	        indent, e->sum_a, indent, e->sum_b);
 	fprintf(f, "%s\"change\": %s,\n", indent,
@@ -596,7 +586,7 @@ static int json_top(const report *r, xp_cmp_rank by, const char *key)
 			fputs(", \"relative\": null", f);
 		else
 			fprintf(f, ", \"relative\": %.2f", rel * 100.0);
-		fprintf(f, ", \"overlap\": %s}", fmt_overlap(b, e->overlap));
+		fprintf(f, ", \"overlap\": %s}", xp_fmt_overlap(b, e->overlap));
 	}
 	fprintf(f, "%s]", n ? "\n  " : "");
 	free(idx);
@@ -619,7 +609,7 @@ static int print_json(const report *r)
 	fputs(",\n  \"equal\": ", f);
 	json_bool(f, xp_cmp_equal(c));
 	fprintf(f, ",\n  \"total\": {\n    \"overlap\": %s,\n",
-	        fmt_overlap(b, tot->overlap));
+	        xp_fmt_overlap(b, tot->overlap));
 	fprintf(f, "    \"sum_a\": %" PRIu64 ",\n    \"sum_b\": %" PRIu64 ",\n",
 	        tot->sum_a, tot->sum_b);
 	fprintf(f, "    \"change\": %s,\n",

@@ -1142,6 +1142,15 @@ xp_err xp_cmp_top(const xp_cmp *c, xp_cmp_rank by, size_t n, size_t **out,
 double xp_cmp_relative(const xp_cmp_entry *e);
 /* The overlap of two count vectors of n elements (see above). */
 double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n);
+/*
+ * An overlap v (0 to 1) as the reports give it, in buf (at least
+ * XP_OVERLAP_LEN bytes): the text of printf's "%.6f", or of "%.*f" with
+ * as many more decimals, up to 17, as it takes to show that an overlap
+ * below 1 is not 1 (0.99999996, not 1.000000).  Made without printf, in
+ * any locale; returns buf.
+ */
+#define XP_OVERLAP_LEN 24
+char *xp_fmt_overlap(char *buf, double v);
 
 /*
  * A summary of one profile (xprof_show(1)).  "Hottest" orders by count

@@ -150,6 +150,72 @@ static void test_overlap_exact(void)
 	                                                    UINT64_MAX, 3};
 	CHECK(xp_overlap(u, v, 3) == 1.0);
 }
+/* The overlap's text as printf gives it: "%.6f", then more decimals
+ * while it reads 1 for a value below 1. */
+static void overlap_ref(char *buf, double v)
+{
+	snprintf(buf, XP_OVERLAP_LEN, "%.6f", v);
+	for (int d = 7; v < 1.0 && buf[0] == '1' && d <= 17; d++)
+		snprintf(buf, XP_OVERLAP_LEN, "%.*f", d, v);
+}
+
+static int overlap_text_ok(double v)
+{
+	char got[XP_OVERLAP_LEN], want[XP_OVERLAP_LEN];
+	overlap_ref(want, v);
+	if (strcmp(xp_fmt_overlap(got, v), want) == 0)
+		return 1;
+	fprintf(stderr, "overlap %a: \"%s\", printf \"%s\"\n", v, got, want);
+	return 0;
+}
+
+/*
+ * xp_fmt_overlap() against printf: the ends, the values next to 1 (which
+ * take every number of decimals up to 17), halfway cases of six to
+ * seventeen decimals (k / 2^n, exact in binary), values that round up to
+ * the next decimal, and random values of every exponent.
+ */
+static void test_overlap_text(void)
+{
+	uint64_t seed = 0x243f6a8885a308d3u;
+	int bad = 0;
+
+	bad += !overlap_text_ok(0.0);
+	bad += !overlap_text_ok(1.0);
+	bad += !overlap_text_ok(0x1p-1074);
+	bad += !overlap_text_ok(0x1p-1022);
+	bad += !overlap_text_ok(5e-7);
+	bad += !overlap_text_ok(4.999999999999999e-7);
+	bad += !overlap_text_ok(0.9999995);
+	for (int k = 1; k <= 2000; k++) {
+		bad += !overlap_text_ok(1.0 - k * 0x1p-53);
+		bad += !overlap_text_ok(1.0 - (double)k * k * k * 0x1p-53);
+	}
+	for (int n = 1; n <= 60; n++)
+		for (int j = 0; j < 200; j++) {
+			uint64_t k = unit_next(&seed) % ((uint64_t)1 << (n < 53 ? n : 53));
+			bad += !overlap_text_ok(ldexp((double)(2 * k + 1), -n - 1));
+		}
+	for (int d = 6; d <= 17; d++)
+		for (int j = 0; j < 500; j++) {
+			/* Just below and above a decimal of d places. */
+			double x = (double)(unit_next(&seed) % 1000000) / 1e6;
+			bad += !overlap_text_ok(nextafter(x, 0.0));
+			bad += !overlap_text_ok(nextafter(x, 1.0));
+		}
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = unit_next(&seed);
+		double u = (double)(r >> 11) * 0x1p-53;
+		bad += !overlap_text_ok(u);
+		bad += !overlap_text_ok(ldexp(u, -(int)(unit_next(&seed) % 80)));
+	}
+	CHECK(bad == 0);
+	/* Out of range: printf's own text. */
+	char buf[XP_OVERLAP_LEN];
+	CHECK_STR(xp_fmt_overlap(buf, -0.0), "-0.000000");
+	CHECK_STR(xp_fmt_overlap(buf, 1.5), "1.500000");
+}
+
 
 static void test_cover(void)
 {
@@ -622,6 +688,7 @@ int main(void)
 {
 	RUN(test_overlap);
 	RUN(test_overlap_exact);
+	RUN(test_overlap_text);
 	RUN(test_cover);
 	RUN(test_relative);
 	RUN(test_cmp_equal);
