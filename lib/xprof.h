@@ -1146,8 +1146,9 @@ double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n);
  * An overlap v (0 to 1) as the reports give it, in buf (at least
  * XP_OVERLAP_LEN bytes): the text of printf's "%.6f", or of "%.*f" with
  * as many more decimals, up to 17, as it takes to show that an overlap
- * below 1 is not 1 (0.99999996, not 1.000000).  Made without printf, in
- * any locale; returns buf.
+ * below 1 is not 1 (0.99999996, not 1.000000).  Made without printf and
+ * with a '.' in any locale; a value outside 0 to 1 (or -0) is given to
+ * snprintf's "%.6f".  Returns buf.
  */
 #define XP_OVERLAP_LEN 24
 char *xp_fmt_overlap(char *buf, double v);
