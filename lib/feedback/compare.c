@@ -28,9 +28,10 @@
  * two databases of one layout, the counters at the same records are the
  * same ids, and they are not joined at all.  The whole profile's sums
  * come from the reader, each object file's are taken in one sweep over
- * its procedures (of one layout, with each procedure's), and then one
- * pass over the procedures, in index order, adds each counter's share to
- * the overlaps of its procedure, object file and profile.
+ * its procedures, and then one pass over the procedures, in index order,
+ * adds each counter's share to the overlaps of its procedure, object
+ * file and profile.  Of one layout, the sweep also takes each
+ * procedure's sums and adds the shares of the profile's overlap.
  *
  * Sums of counts are kept exactly in 128 bits, and the overlap is summed
  * exactly as a fraction of integers, so no rounding can turn equal
@@ -98,11 +99,11 @@ val_at(const void *p, size_t i, int rec)
 /*
  * Adds to X_a or X_b the counters a[i], b[i] (i < n; rec: see val_at),
  * deciding which share is the smaller by a[i] * hb against b[i] * ha.
- * Narrow, (ha, hb) are the sums and decide every pair, and
- * X_a and X_b, at most the sums, fit in 64 bits.  Wide, they are the
- * sums' top 64 bits (ovl_add) and decide a pair only when its two ranges
- * do not meet; the other pairs are left out, and the result says whether
- * there were any.  Which share is the smaller is unpredictable, so it is
+ * Narrow, (ha, hb) are the sums and decide every pair, and X_a and X_b,
+ * at most the sums, fit in 64 bits.  Wide, they are the sums' top 64 bits
+ * (ovl_add_by) and decide a pair only when its two ranges do not meet;
+ * the other pairs are left out, and the result says whether there were
+ * any.  Which share is the smaller is unpredictable, so it is
  * chosen by masks, not branches.
  */
 static inline __attribute__((always_inline)) int
@@ -363,14 +364,14 @@ static void fmt_fixed01(char *buf, double v, int d)
 	uint64_t m = (uint64_t)ldexp(f, 53), q = 0; /* v = m * 2^(ex-53) */
 	int s = 53 - ex;
 
+	/* From s = 128 on (v below 2^-75), m * 10^d is below half a unit of
+	 * the last decimal: 0. */
 	if (m != 0 && s < 128) {
 		u128n n = (u128n)m * pow10[d];
 		u128n r = n & (((u128n)1 << s) - 1), half = (u128n)1 << (s - 1);
 		q = (uint64_t)(n >> s);
 		q += r > half || (r == half && (q & 1));
 	}
-	/* Below 2^128 - 53 (v below 2^-75) the product is below half a unit
-	 * of the last decimal: 0. */
 	buf[0] = (char)('0' + q / pow10[d]);
 	buf[1] = '.';
 	q %= pow10[d];
@@ -1358,9 +1359,9 @@ static int structure_same(xp_cmp *c, const unsigned char *x,
 }
 
 /*
- * PROCS record pb of B, where A's record pa is the same bytes: one
- * layout keeps every table but STATS, COUNTERS, VPVALS and BLOCKREFS,
- * and A's copy is the one in the cache.
+ * PROCS record pb of B: of one layout, when pa is pb, A's record pa,
+ * the same bytes (one layout keeps every table but STATS, COUNTERS,
+ * VPVALS and BLOCKREFS) and the copy in the cache.
  */
 static const unsigned char *b_proc(const xp_cmp *c, uint32_t pa, uint32_t pb)
 {
