@@ -1284,7 +1284,8 @@ out:
 int main(int argc, char **argv)
 {
 	xp_sym *exe_sym = NULL;
-	cmdline cl = { .mo = { XP_MERGE_SUM, XP_MISMATCH_WARN, 1, 0 } };
+	cmdline cl = { .mo = { .mode = XP_MERGE_SUM,
+	                       .mismatch = XP_MISMATCH_WARN, .scale = 1 } };
 	run r = { 0 };
 	xp_diags *d = NULL;
 	xp_lock *lock = NULL;
