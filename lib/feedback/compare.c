@@ -1122,12 +1122,10 @@ struct xp_cmp {
 	/* Scratch space reused from one procedure to the next. */
 	cjoin j;
 	/* One layout: the procedures [ps_first, ps_first + ps_n) of the
-	 * object file being compared, as swept (sweep_objfile), and
-	 * whether the sweep added their counters' shares to o_total. */
+	 * object file being compared, as swept (sweep_objfile). */
 	psum *ps;
 	size_t ps_cap;
 	uint32_t ps_first, ps_n;
-	int ps_total;
 };
 
 static xp_err add_note(xp_cmp *c, xp_cmp_note_kind k, const char *name,
@@ -1456,8 +1454,9 @@ static u128 u128_of(u128n x)
  * over both sides' records.  The whole profile's sums are known from the
  * start, so the counters' shares of its overlap are added here too, in
  * one pass over the object file's counters while they are in the cache:
- * they lie side by side, as the reader checked, and every procedure of
- * the object file comes once in the pass over the procedures.
+ * the reader checked that each procedure's counters follow the one's
+ * before, and every procedure of the object file comes once, swept, in
+ * the pass over the procedures.
  */
 static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 {
@@ -1465,11 +1464,9 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 	uint32_t first = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_FPROC);
 	uint32_t n = U32(&c->a, XP_T_OBJFILES, f->ia, XP_OF_NPROC);
 	u128n ta = 0, tb = 0;
-	uint32_t from = 0, next = 0;
-	int side_by_side = 1;
+	uint32_t from = 0, end = 0;
 
 	c->ps_n = 0;
-	c->ps_total = 0;
 	if (n > c->ps_cap) {
 		psum *ps = realloc(c->ps, (size_t)n * sizeof *ps);
 		if (ps == NULL)
@@ -1487,9 +1484,8 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 		uint64_t differ = 0;
 
 		if (i == 0)
-			from = next = fc;
-		side_by_side &= fc == next;
-		next = fc + nc;
+			from = fc;
+		end = fc + nc;
 		for (uint32_t j = 0; j < nc; j++, x += XP_RS_COUNTER,
 		              y += XP_RS_COUNTER) {
 			uint64_t va = xp_get_le64(x + XP_CN_VALUE);
@@ -1506,11 +1502,9 @@ static xp_err sweep_objfile(xp_cmp *c, uint32_t k)
 	c->ps_n = n;
 	c->o_ofs[k].sa = u128_of(ta);
 	c->o_ofs[k].sb = u128_of(tb);
-	if (side_by_side && n > 0) {
+	if (n > 0)
 		ovl_add_rec(&c->o_total, xp_rec(c->a.fb, XP_T_COUNTERS, from),
-		            xp_rec(c->b.fb, XP_T_COUNTERS, from), next - from);
-		c->ps_total = 1;
-	}
+		            xp_rec(c->b.fb, XP_T_COUNTERS, from), end - from);
 	return XP_E_OK;
 }
 
@@ -1526,7 +1520,6 @@ static xp_err start_objfile(xp_cmp *c, uint32_t k)
 	ovl *o = &c->o_ofs[k];
 
 	c->ps_n = 0;
-	c->ps_total = 0;
 	if (c->shape && f->ia != UINT32_MAX && f->ia == f->ib) {
 		xp_err err = sweep_objfile(c, k);
 		if (err != XP_E_OK)
@@ -1610,9 +1603,8 @@ static xp_err proc_counters(xp_cmp *c, entry *e, ovl *o)
 		o->sa = ps->sa;
 		o->sb = ps->sb;
 		ovl_start(o);
+		/* The whole profile's shares: added in the sweep. */
 		ovl_add2_rec(o, of, x, y, n);
-		if (!c->ps_total)
-			ovl_add_rec(all, x, y, n);
 	} else {
 		xp_err err = join_counters(&c->a, e->ia, &c->b, e->ib, j);
 		if (err != XP_E_OK)
