@@ -769,6 +769,14 @@ size_t xp_fmt_i64(char *p, int64_t v);
 size_t xp_fmt_float(char *p, float v);
 size_t xp_fmt_double(char *p, double v);
 /*
+ * v (0 to 1) with d decimals (1 to 17), NUL-terminated, as printf's
+ * "%.*f" gives it in the "C" locale; returns the length (d + 2).  v is
+ * m * 2^-s exactly (m below 2^53), so v * 10^d is the integer m * 10^d
+ * shifted right by s, rounded half to even on the bits shifted out:
+ * printf's rounding of the exact binary value.
+ */
+size_t xp_fmt_fixed01(char *p, double v, int d);
+/*
  * Parses such text (also any form scanf %g accepts: leading sign,
  * exponent, hex floats, inf/infinity/nan in any case) without depending
  * on the locale.  Returns 0 on success, 1 if the value overflows the

@@ -489,6 +489,37 @@ size_t xp_fmt_double(char *p, double v)
 	return fmt_shortest(p, v, 0);
 }
 
+size_t xp_fmt_fixed01(char *p, double v, int d)
+{
+	static const uint64_t pow10[18] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000, 10000000000, 100000000000, 1000000000000,
+		10000000000000, 100000000000000, 1000000000000000,
+		10000000000000000, 100000000000000000};
+	int ex;
+	double f = frexp(v, &ex);                 /* v = f * 2^ex */
+	uint64_t m = (uint64_t)ldexp(f, 53), q = 0; /* v = m * 2^(ex-53) */
+	int s = 53 - ex;
+	char frac[24];
+
+	/* m * 10^d is below 2^110; from s = 128 on (v below 2^-75) it is
+	 * below half a unit of the last decimal: 0. */
+	if (m != 0 && s < 128) {
+		unsigned __int128 n = (unsigned __int128)m * pow10[d];
+		unsigned __int128 r = n & (((unsigned __int128)1 << s) - 1);
+		unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+		q = (uint64_t)(n >> s);
+		q += r > half || (r == half && (q & 1));
+	}
+	size_t k = xp_fmt_u64(frac, q % pow10[d]);
+	p[0] = (char)('0' + q / pow10[d]);
+	p[1] = '.';
+	memset(p + 2, '0', (size_t)d - k);
+	memcpy(p + 2 + d - k, frac, k);
+	p[d + 2] = '\0';
+	return (size_t)d + 2;
+}
+
 /* strtof (f) or strtod (d) in the "C" locale; errno is theirs. */
 static void c_strto(const char *s, char **end, float *f, double *d)
 {

@@ -346,51 +346,15 @@ double xp_overlap(const uint64_t *a, const uint64_t *b, size_t n)
 	return ovl_result(&o);
 }
 
-/*
- * v (0 to 1) with d decimals (1 to 17), as printf's "%.*f" gives it: v is
- * m * 2^-s exactly (m below 2^53), so v * 10^d is the integer m * 10^d
- * (below 2^110) shifted right by s, rounded half to even on the bits
- * shifted out, which is printf's rounding of the exact binary value.
- */
-static void fmt_fixed01(char *buf, double v, int d)
-{
-	static const uint64_t pow10[18] = {
-		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-		1000000000, 10000000000, 100000000000, 1000000000000,
-		10000000000000, 100000000000000, 1000000000000000,
-		10000000000000000, 100000000000000000};
-	int ex;
-	double f = frexp(v, &ex);                 /* v = f * 2^ex */
-	uint64_t m = (uint64_t)ldexp(f, 53), q = 0; /* v = m * 2^(ex-53) */
-	int s = 53 - ex;
-
-	/* From s = 128 on (v below 2^-75), m * 10^d is below half a unit of
-	 * the last decimal: 0. */
-	if (m != 0 && s < 128) {
-		u128n n = (u128n)m * pow10[d];
-		u128n r = n & (((u128n)1 << s) - 1), half = (u128n)1 << (s - 1);
-		q = (uint64_t)(n >> s);
-		q += r > half || (r == half && (q & 1));
-	}
-	buf[0] = (char)('0' + q / pow10[d]);
-	buf[1] = '.';
-	q %= pow10[d];
-	for (int i = d; i > 0; i--) {
-		buf[1 + i] = (char)('0' + q % 10);
-		q /= 10;
-	}
-	buf[d + 2] = '\0';
-}
-
 char *xp_fmt_overlap(char *buf, double v)
 {
 	if (!(v >= 0.0 && v <= 1.0) || signbit(v)) {
 		snprintf(buf, XP_OVERLAP_LEN, "%.6f", v);
 		return buf;
 	}
-	fmt_fixed01(buf, v, 6);
+	xp_fmt_fixed01(buf, v, 6);
 	for (int d = 7; v < 1.0 && buf[0] == '1' && d <= 17; d++)
-		fmt_fixed01(buf, v, d);
+		xp_fmt_fixed01(buf, v, d);
 	return buf;
 }
 
