@@ -1406,12 +1406,6 @@ static void start_total(xp_cmp *c)
 	ovl_start(&c->o_total);
 }
 
-/* A u128 of a native one. */
-static u128 u128_of(u128n x)
-{
-	return (u128){(uint64_t)(x >> 64), (uint64_t)x};
-}
-
 /*
  * One layout, object file entry k in both: the sums of its procedures'
  * counters, with what each procedure's counters are (psum), in one sweep

@@ -38,6 +38,11 @@ static inline u128n u128_native(u128 x)
 	return (u128n)x.hi << 64 | x.lo;
 }
 
+static inline u128 u128_of(u128n x)
+{
+	return (u128){(uint64_t)(x >> 64), (uint64_t)x};
+}
+
 static inline int u128_zero(u128 x)
 {
 	return x.hi == 0 && x.lo == 0;
