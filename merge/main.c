@@ -32,8 +32,8 @@
  * the result was written but bad inputs were left out.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
