@@ -4,7 +4,8 @@
  * (small and large writes, reserve and commit, sizes on and off the
  * block boundary) gives exactly the bytes written, at an aligned or an
  * unaligned start, and the file's status flags are the caller's again
- * after close and after discard.
+ * after close and after discard.  Also xp_alloc_huge(), which its
+ * write-behind buffers come from.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -121,9 +122,31 @@ static void test_discard(void)
 	close(fd);
 }
 
+/* xp_alloc_huge(): small sizes from malloc, large ones aligned to huge
+ * pages and whole, a size past what can be rounded up refused. */
+static void test_alloc_huge(void)
+{
+	unsigned char *p = xp_alloc_huge(0), *q = xp_alloc_huge(100);
+	CHECK(p != NULL && q != NULL);
+	if (q != NULL)
+		memset(q, 1, 100);
+	free(p);
+	free(q);
+	size_t big = XP_HUGE_PAGE + 12345;
+	p = xp_alloc_huge(big);
+	CHECK(p != NULL && (uintptr_t)p % XP_HUGE_PAGE == 0);
+	if (p != NULL) {
+		memset(p, 2, big);
+		CHECK(p[0] == 2 && p[big - 1] == 2);
+	}
+	free(p);
+	CHECK(xp_alloc_huge(SIZE_MAX - 5) == NULL);
+}
+
 int main(void)
 {
 	RUN(test_pieces);
 	RUN(test_discard);
+	RUN(test_alloc_huge);
 	return unit_done();
 }
